@@ -1,0 +1,118 @@
+"""Build the fixture site (both languages, every feature) with the real mkdocs CLI into tmp_path."""
+
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from torchnotes.checks import sync_pairs
+
+
+def build(src: Path, site: Path, *extra: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "-f", str(src / "mkdocs.yml"),
+                           "-d", str(site), *extra], capture_output=True, text=True, cwd=src, timeout=600)
+
+
+@pytest.fixture
+def built(fixture_site, tmp_path):
+    sync_pairs(fixture_site / "docs", fixture_site / "notebooks", ["en", "zh"])
+    done = build(fixture_site, tmp_path / "site")
+    assert done.returncode == 0, done.stderr
+    return fixture_site, tmp_path / "site", done.stderr
+
+
+def test_outputs_in_both_languages(built):
+    _, site, log = built
+    for lang_dir in ("", "zh/"):
+        html = (site / lang_dir / "demo/index.html").read_text()
+        assert '<pre class="nb-stdout">sum: 6</pre>' in html
+        assert '<pre class="nb-result">tensor([1., 1.])</pre>' in html
+        assert "RuntimeError</span>: shape" in html  # the real expected error, coloured
+        assert re.search(r'<img class="nb-image" src="(demo-4-0-[0-9a-f]{8}\.png)"', html)
+        assert "In&nbsp;[" not in html and "In [" not in html and "\x1b[" not in html
+        assert "tabbed-set" in html and 'class="arithmatex"' in html  # pymdownx still works on notebook pages
+    assert "此单元需要 CUDA 设备" in (site / "zh/demo/index.html").read_text()
+    assert "1 kernels" in log  # same code in both languages: one execution
+
+
+def test_provenance_download_and_colab(built):
+    _, site, _ = built
+    html = (site / "demo/index.html").read_text()
+    assert re.search(r'<p class="nb-provenance">Outputs generated with PyTorch [\d.]+\S* on CPU · Python 3\.\d+\.\d+ · \d{4}-\d\d-\d\d · [\d.]+ s', html)
+    assert "https://colab.research.google.com/github/example/fixture/blob/main/notebooks/en/demo.ipynb" in html
+    zh = (site / "zh/demo/index.html").read_text()
+    assert "输出由 PyTorch" in zh and "notebooks/zh/demo.ipynb" in zh
+    nb = nbformat.read(site / "zh/demo/demo.ipynb", as_version=4)
+    nbformat.validate(nb)
+    outputs = [c.outputs for c in nb.cells if c.cell_type == "code"]
+    assert outputs[0][0]["text"] == "sum: 6\n" and outputs[1][0]["ename"] == "RuntimeError"
+    assert "注释" in [c for c in nb.cells if c.cell_type == "code"][0].source  # the page's own code
+
+
+def test_report_page_lists_every_page(built):
+    _, site, _ = built
+    html = (site / "report/index.html").read_text()
+    assert "demo.md" in html and "index.md" in html and "PyTorch" in html
+    assert "执行" in (site / "zh/report/index.html").read_text()
+
+
+def test_search_index_per_language(built):
+    _, site, _ = built
+    en = json.loads((site / "search/search_index.json").read_text())
+    zh = json.loads((site / "zh/search/search_index.json").read_text())
+    assert en["docs"] and zh["docs"]
+    assert not any("测试" in d["title"] or "演示" in d["title"] for d in en["docs"])
+    assert all(not d["location"].startswith("zh/") for d in zh["docs"])
+    assert any("演示" in d["title"] for d in zh["docs"])
+    assert "\\u200b" in en["config"]["separator"] or "\u200b" in en["config"]["separator"]
+
+
+def test_no_request_to_other_hosts(built):
+    _, site, _ = built
+    for html in site.rglob("*.html"):
+        text = html.read_text()
+        assert "fonts.googleapis" not in text and "fonts.gstatic" not in text
+        # Links to other sites are fine; what the browser fetches by itself must come from the site.
+        loads = re.findall(r'<script[^>]+src="(https?://[^"]+)"', text)
+        loads += re.findall(r'<img[^>]+src="(https?://[^"]+)"', text)
+        loads += [href for tag in re.findall(r"<link[^>]+>", text)
+                  if re.search(r'rel="(?:stylesheet|preload|modulepreload|icon|preconnect)"', tag)
+                  for href in re.findall(r'href="(https?://[^"]+)"', tag)]
+        assert loads == [], f"{html} loads {loads}"
+
+
+def test_rebuild_with_no_change_runs_no_kernel(built, tmp_path):
+    src, _, _ = built
+    again = build(src, tmp_path / "site2")
+    assert again.returncode == 0, again.stderr
+    assert "0 kernels" in again.stderr and " run\n" not in again.stderr
+
+
+def test_missing_translation_fails_the_build(fixture_site, tmp_path):
+    sync_pairs(fixture_site / "docs", fixture_site / "notebooks", ["en", "zh"])
+    (fixture_site / "docs/zh/demo.md").unlink()
+    done = build(fixture_site, tmp_path / "site")
+    assert done.returncode != 0
+    assert "docs/zh/demo.md: missing" in done.stderr
+
+
+def test_failing_cell_fails_the_build_with_page_and_cell(fixture_site, tmp_path):
+    for lang in ("en", "zh"):
+        demo = fixture_site / f"docs/{lang}/demo.md"
+        demo.write_text(demo.read_text().replace("torch.ones(2)\n", "torch.ones(2) + torch.ones(3)\n"))
+    sync_pairs(fixture_site / "docs", fixture_site / "notebooks", ["en", "zh"])
+    done = build(fixture_site, tmp_path / "site")
+    assert done.returncode != 0
+    assert re.search(r"docs/en/demo\.md:\d+ \(code cell 1\): RuntimeError: The size of tensor a", done.stderr)
+
+
+def test_out_of_sync_pair_fails_the_build(fixture_site, tmp_path):
+    sync_pairs(fixture_site / "docs", fixture_site / "notebooks", ["en", "zh"])
+    demo = fixture_site / "docs/en/demo.md"
+    demo.write_text(demo.read_text().replace("torch.manual_seed(0)", "torch.manual_seed(1)"))
+    done = build(fixture_site, tmp_path / "site")
+    assert done.returncode != 0 and "docs/en/demo.md: page and" in done.stderr and "torchnotes sync" in done.stderr

@@ -1,0 +1,57 @@
+"""Every section of every note reaches a page that exists in both languages (CONTENT.md's coverage table)."""
+
+import re
+from pathlib import Path
+
+import pytest
+import yaml
+
+ROOT = Path(__file__).resolve().parent.parent
+SEEDS = ROOT / "tests" / "seeds"
+DOCS = ROOT / "docs"
+
+
+def note_sections(path: Path) -> list[str]:
+    """Headings outside code fences, with #s and ** removed, as the coverage files name them."""
+    sections, fence = [], False
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if line.lstrip().startswith("```"):
+            fence = not fence
+            continue
+        match = re.match(r"^#{1,6}\s+(.*?)\s*#*\s*$", line)
+        if not fence and match:
+            sections.append(match.group(1).strip().strip("*").strip())
+    return sections
+
+
+def table() -> list[dict]:
+    rows = []
+    for file in sorted((ROOT / "tests" / "coverage").glob("*.yml")):
+        rows += yaml.safe_load(file.read_text(encoding="utf-8")) or []
+    return rows
+
+
+def test_seed_copies_match_the_originals():
+    shared = ROOT.parent / "shared" / "seeds"
+    if not shared.exists():
+        pytest.skip("the shared notes are not beside this clone")
+    for seed in SEEDS.glob("*.txt"):
+        assert seed.read_bytes() == (shared / seed.name).read_bytes()
+
+
+@pytest.mark.parametrize("seed", sorted(p.name for p in SEEDS.glob("*.txt")))
+def test_every_section_is_mapped(seed):
+    note = seed[:3]
+    mapped = {row["section"] for row in table() if row["note"] == note}
+    missing = [s for s in note_sections(SEEDS / seed) if s not in mapped]
+    assert missing == [], f"note {note}: sections with no page in tests/coverage/*.yml: {missing}"
+
+
+def test_mapped_pages_exist_in_both_languages():
+    rows = table()
+    assert rows
+    for row in rows:
+        assert row["pages"], row
+        for rel in row["pages"]:
+            for lang in ("en", "zh"):
+                assert (DOCS / lang / rel).exists(), f"{row['note']} '{row['section']}' -> docs/{lang}/{rel} missing"

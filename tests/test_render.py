@@ -1,0 +1,99 @@
+"""Outputs become native Material content: code fences, text blocks, images, sanitised HTML, notices."""
+
+import base64
+
+from helpers import code, page
+
+from torchnotes.pages import read_page
+from torchnotes.render import RenderContext, render_markdown, sanitize
+
+PNG = base64.b64encode(b"\x89PNG\r\n\x1a\nfake").decode()
+
+
+def render(tmp_path, body, outputs, lang="en", cuda=False):
+    images = {}
+
+    def sink(name, raw):
+        images[name] = raw
+        return name
+
+    ctx = RenderContext(lang=lang, device="CPU", cuda=cuda, image_sink=sink, stem="a")
+    return render_markdown(read_page(page(tmp_path, "en/a.md", body)), outputs, ctx), images
+
+
+def stream(text, name="stdout"):
+    return {"output_type": "stream", "name": name, "text": text}
+
+
+def test_prose_code_and_text_outputs_in_order(tmp_path):
+    md, _ = render(tmp_path, "Intro **bold**.\n\n" + code("print('<b>')"), [[stream("<b>\n")]])
+    assert md.index("Intro **bold**.") < md.index("```python\nprint('<b>')\n```") < md.index('<pre class="nb-stdout">')
+    assert "&lt;b&gt;" in md and "<b>\n" not in md.split("```")[-1]  # output escaped
+    assert "In [" not in md and "Out[" not in md
+
+
+def test_traceback_colours_become_classes(tmp_path):
+    error = {"output_type": "error", "ename": "RuntimeError", "evalue": "bad",
+             "traceback": ["\x1b[31mRuntimeError\x1b[39m: bad"]}
+    md, _ = render(tmp_path, code("x", 'tags=["raises-exception"] raises="RuntimeError"'), [[error]])
+    assert '<span class="ansi-red-fg">RuntimeError</span>: bad' in md
+    assert "\x1b" not in md and "Expected error" in md
+
+
+def test_site_packages_paths_are_shortened(tmp_path):
+    error = {"output_type": "error", "ename": "E", "evalue": "", "traceback": [
+        "File /home/someone/.venv/lib/python3.11/site-packages/torch/nn/functional.py:3494"]}
+    md, _ = render(tmp_path, code("x", 'tags=["raises-exception"] raises="E"'), [[error]])
+    assert "File site-packages/torch/nn/functional.py:3494" in md and "someone" not in md
+
+
+def test_images_become_files(tmp_path):
+    out = {"output_type": "display_data", "data": {"image/png": PNG, "text/plain": "<Figure size 200x200 with 1 Axes>"}}
+    md, images = render(tmp_path, code("plt.show()"), [[out]])
+    (name, raw), = images.items()
+    assert raw.startswith(b"\x89PNG") and f'src="{name}"' in md and "base64" not in md
+
+
+def test_needs_cuda_on_cpu_shows_code_and_notice_only(tmp_path):
+    md, _ = render(tmp_path, code("torch.zeros(1, device='cuda')", 'tags=["needs-cuda"]'), [[]])
+    assert "```python\ntorch.zeros(1, device='cuda')\n```" in md
+    assert "needs a CUDA device" in md and "nb-output" not in md
+
+
+def test_needs_cuda_on_gpu_shows_output(tmp_path):
+    md, _ = render(tmp_path, code("x", 'tags=["needs-cuda"]'), [[stream("on gpu\n")]], cuda=True)
+    assert "on gpu" in md and "needs a CUDA device" not in md
+
+
+def test_notice_is_translated(tmp_path):
+    md, _ = render(tmp_path, code("x", 'tags=["needs-cuda"]'), [[]], lang="zh")
+    assert "此单元需要 CUDA 设备" in md
+
+
+def test_remove_and_hide_tags(tmp_path):
+    body = (code("secret_input()", 'tags=["remove-input"]') + code("quiet()", 'tags=["remove-output"]')
+            + code("gone()", 'tags=["remove-cell"]') + code("folded()", 'tags=["hide-input"]')
+            + code("long()", 'tags=["hide-output"]'))
+    outs = [[stream("shown-1\n")], [stream("hidden-2\n")], [stream("hidden-3\n")], [stream("shown-4\n")], [stream("shown-5\n")]]
+    md, _ = render(tmp_path, body, outs)
+    assert "secret_input" not in md and "shown-1" in md
+    assert "quiet()" in md and "hidden-2" not in md
+    assert "gone()" not in md and "hidden-3" not in md
+    assert '??? abstract "Code"\n\n    ```python\n    folded()' in md and "shown-4" in md
+    assert '<details class="nb-details"><summary>Output</summary>' in md and "shown-5" in md
+
+
+def test_html_outputs_are_sanitised():
+    dirty = ('<table><tr><td onclick="x()">1</td></tr></table><script>alert(1)</script>'
+             '<img src="x" onerror="alert(2)"><a href="javascript:alert(3)">l</a><a href="https://pytorch.org">ok</a>')
+    clean = sanitize(dirty)
+    assert "<table>" in clean and "<td>1</td>" in clean
+    for bad in ("<script", "onerror", "onclick", "javascript:", "alert(1)"):
+        assert bad not in clean
+    assert 'href="https://pytorch.org"' in clean
+
+
+def test_rich_html_output_goes_through_the_sanitiser(tmp_path):
+    out = {"output_type": "execute_result", "data": {"text/html": "<b>hi</b><script>bad()</script>", "text/plain": "x"}}
+    md, _ = render(tmp_path, code("df"), [[out]])
+    assert "<b>hi</b>" in md and "script" not in md

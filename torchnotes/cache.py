@@ -1,0 +1,109 @@
+"""Cache executed outputs by what changes execution, never by prose.
+
+The key hashes the code cells (comments stripped) with their options, the kernel, the kernel setup and
+the environment. An entry is one JSON file written atomically and carrying a checksum of its own body,
+so a truncated or edited entry is detected and executed again, never served.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import os
+import tempfile
+import tokenize
+from pathlib import Path
+
+from .environment import Environment
+from .errors import CacheCorrupted
+
+SETUP_SOURCE = (Path(__file__).parent / "kernel_setup.py").read_text(encoding="utf-8")
+FORMAT = 1
+
+
+def code_fingerprint(source: str) -> str:
+    """The code without comments or blank lines: a translated comment must not re-execute a page."""
+    try:
+        tokens = [
+            (tok.type, tok.string)
+            for tok in tokenize.generate_tokens(io.StringIO(source).readline)
+            if tok.type not in (tokenize.COMMENT, tokenize.NL)
+        ]
+    except (tokenize.TokenError, SyntaxError, IndentationError):
+        # Broken code keeps its text: it will fail at execution with the kernel's own message.
+        return source
+    return json.dumps(tokens, ensure_ascii=False)
+
+
+def cache_key(code_cells: list, kernel: str, env: Environment) -> str:
+    payload = {
+        "format": FORMAT,
+        "kernel": kernel,
+        "setup": SETUP_SOURCE,
+        "env": env.key(),
+        "cells": [
+            {
+                "code": code_fingerprint(cell.source),
+                "tags": sorted(cell.metadata.get("tags", [])),
+                "raises": cell.metadata.get("raises"),
+                "match": cell.metadata.get("match"),
+            }
+            for cell in code_cells
+        ],
+    }
+    blob = json.dumps(payload, sort_keys=True, ensure_ascii=False).encode()
+    return hashlib.sha256(blob).hexdigest()
+
+
+class Cache:
+    """A folder of `<key>.json` entries: {"sha256": ..., "body": {...}}."""
+
+    def __init__(self, folder: Path | str):
+        self.folder = Path(folder)
+
+    def path(self, key: str) -> Path:
+        return self.folder / f"{key}.json"
+
+    def get(self, key: str) -> dict | None:
+        """The stored body, None on a miss; raises CacheCorrupted for an entry that does not check out."""
+        path = self.path(key)
+        try:
+            raw = path.read_bytes()
+        except FileNotFoundError:
+            return None
+        try:
+            entry = json.loads(raw)
+            body = entry["body"]
+            digest = entry["sha256"]
+        except (ValueError, KeyError, TypeError) as error:
+            raise CacheCorrupted(path, f"unreadable cache entry ({error.__class__.__name__})") from error
+        if _digest(body) != digest:
+            raise CacheCorrupted(path, "cache entry checksum does not match its content")
+        return body
+
+    def put(self, key: str, body: dict) -> None:
+        self.folder.mkdir(parents=True, exist_ok=True)
+        data = json.dumps({"sha256": _digest(body), "body": body}, ensure_ascii=False).encode()
+        # Write beside the target and rename: readers see the old entry or the new one, never half of one,
+        # and two builds writing the same key both leave a whole file.
+        fd, tmp = tempfile.mkstemp(dir=self.folder, prefix=f".{key[:12]}.", suffix=".tmp")
+        try:
+            with os.fdopen(fd, "wb") as handle:
+                handle.write(data)
+                handle.flush()
+                os.fsync(handle.fileno())
+            os.replace(tmp, self.path(key))
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
+
+    def discard(self, key: str) -> None:
+        self.path(key).unlink(missing_ok=True)
+
+    def keys(self) -> set[str]:
+        return {p.stem for p in self.folder.glob("*.json")} if self.folder.exists() else set()
+
+
+def _digest(body: dict) -> str:
+    return hashlib.sha256(json.dumps(body, sort_keys=True, ensure_ascii=False).encode()).hexdigest()

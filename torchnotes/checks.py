@@ -1,0 +1,117 @@
+"""Site-wide checks: every page in every language, and every page in sync with its paired notebook."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import jupytext
+import nbformat
+
+from .errors import MissingTranslation, NotebookError, PairOutOfSync
+from .pages import parse_markdown
+
+KERNELSPEC = {"name": "python3", "display_name": "Python 3", "language": "python"}
+
+
+def page_paths(docs_dir: Path, lang: str) -> list[Path]:
+    return sorted((Path(docs_dir) / lang).rglob("*.md"))
+
+
+def has_code(page: Path) -> bool:
+    """Pages without code (the report, the benchmarks) have nothing to run and no notebook to pair."""
+    return any(c.cell_type == "code" for c in parse_markdown(Path(page).read_text(encoding="utf-8"), page).cells)
+
+
+def check_translations(docs_dir: Path, langs: list[str]) -> list[MissingTranslation]:
+    docs_dir = Path(docs_dir)
+    have = {lang: {p.relative_to(docs_dir / lang) for p in page_paths(docs_dir, lang)} for lang in langs}
+    everything = set().union(*have.values())
+    errors = []
+    for rel in sorted(everything):
+        for lang in langs:
+            if rel not in have[lang]:
+                present = next(lang_ for lang_ in langs if rel in have[lang_])
+                errors.append(MissingTranslation(
+                    docs_dir / lang / rel,
+                    f"missing: the page exists in '{present}' ({docs_dir / present / rel}) but not in '{lang}'",
+                ))
+    return errors
+
+
+def paired_notebook(page: Path, docs_dir: Path, notebooks_dir: Path) -> Path:
+    return Path(notebooks_dir) / Path(page).relative_to(docs_dir).with_suffix(".ipynb")
+
+
+def notebook_for(page: Path) -> nbformat.NotebookNode:
+    """The paired notebook as committed: the page's cells, no outputs, a kernelspec so Colab picks Python."""
+    notebook = parse_markdown(Path(page).read_text(encoding="utf-8"), page)
+    notebook.metadata["kernelspec"] = dict(KERNELSPEC)
+    notebook.metadata["language_info"] = {"name": "python"}
+    jt = notebook.metadata.setdefault("jupytext", {})
+    for key in ("cell_metadata_filter", "notebook_metadata_filter", "main_language", "text_representation"):
+        jt.pop(key, None)
+    return notebook
+
+
+def notebook_text(notebook: nbformat.NotebookNode) -> str:
+    return jupytext.writes(notebook, fmt="ipynb")
+
+
+def _shape(notebook: nbformat.NotebookNode) -> list[tuple]:
+    return [(c.cell_type, c.source, sorted((c.metadata or {}).items()), len(c.get("outputs", [])))
+            for c in notebook.cells]
+
+
+def check_pairs(docs_dir: Path, notebooks_dir: Path, langs: list[str]) -> list[NotebookError]:
+    errors: list[NotebookError] = []
+    for lang in langs:
+        for page in page_paths(docs_dir, lang):
+            try:
+                if not has_code(page):
+                    continue
+            except NotebookError as error:
+                errors.append(error)
+                continue
+            paired = paired_notebook(page, docs_dir, notebooks_dir)
+            if not paired.exists():
+                errors.append(PairOutOfSync(page, f"no paired notebook {paired}"))
+                continue
+            try:
+                committed = nbformat.reads(paired.read_text(encoding="utf-8"), as_version=4)
+            except (ValueError, nbformat.reader.NotJSONError) as error:
+                errors.append(PairOutOfSync(page, f"paired notebook {paired} is not a valid notebook: {error}"))
+                continue
+            except NotebookError as error:
+                errors.append(error)
+                continue
+            if any(c.get("outputs") for c in committed.cells):
+                errors.append(PairOutOfSync(page, f"paired notebook {paired} has outputs committed"))
+            elif _shape(committed) != _shape(notebook_for(page)):
+                errors.append(PairOutOfSync(page, f"page and {paired} differ"))
+    for lang in langs:
+        for paired in sorted((Path(notebooks_dir) / lang).rglob("*.ipynb")):
+            page = Path(docs_dir) / paired.relative_to(notebooks_dir).with_suffix(".md")
+            if ".ipynb_checkpoints" not in paired.parts and (not page.exists() or not has_code(page)):
+                errors.append(PairOutOfSync(paired, f"notebook has no page {page}"))
+    return errors
+
+
+def sync_pairs(docs_dir: Path, notebooks_dir: Path, langs: list[str]) -> list[Path]:
+    """Write every paired notebook from its page; remove notebooks whose page is gone. Returns what changed."""
+    changed = []
+    for lang in langs:
+        for page in page_paths(docs_dir, lang):
+            if not has_code(page):
+                continue
+            paired = paired_notebook(page, docs_dir, notebooks_dir)
+            text = notebook_text(notebook_for(page))
+            if not paired.exists() or paired.read_text(encoding="utf-8") != text:
+                paired.parent.mkdir(parents=True, exist_ok=True)
+                paired.write_text(text, encoding="utf-8")
+                changed.append(paired)
+        for paired in sorted((Path(notebooks_dir) / lang).rglob("*.ipynb")):
+            page = Path(docs_dir) / paired.relative_to(notebooks_dir).with_suffix(".md")
+            if not page.exists() or not has_code(page):
+                paired.unlink()
+                changed.append(paired)
+    return changed

@@ -1,0 +1,97 @@
+"""Every way a page can fail, each with its own type.
+
+A message names the file, the cell and the reason, and says what to do about it.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+
+class NotebookError(Exception):
+    """Base class: a page that cannot be turned into executed output."""
+
+    hint = ""
+
+    def __init__(self, path: Path | str, reason: str, *, cell: int | None = None, line: int | None = None,
+                 hint: str | None = None, details: str = ""):
+        self.path = Path(path)
+        self.cell = cell
+        self.line = line
+        self.reason = reason
+        self.details = details
+        if hint is not None:
+            self.hint = hint
+        super().__init__(self.message)
+
+    @property
+    def where(self) -> str:
+        place = str(self.path)
+        if self.line is not None:
+            place += f":{self.line}"
+        if self.cell is not None:
+            place += f" (code cell {self.cell})"
+        return place
+
+    @property
+    def message(self) -> str:
+        text = f"{self.where}: {self.reason}"
+        if self.hint:
+            text += f"\n  -> {self.hint}"
+        if self.details:
+            text += "\n" + "\n".join("    " + line for line in self.details.rstrip().splitlines())
+        return text
+
+
+class InvalidFrontMatter(NotebookError):
+    hint = "Front matter is YAML between '---' lines with 'title' and 'description'; see CONTRIBUTING.md."
+
+
+class InvalidTags(NotebookError):
+    hint = "Use only the cell tags and options listed in CONTRIBUTING.md (e.g. tags=[\"raises-exception\"] raises=\"RuntimeError\")."
+
+
+class InvalidCell(NotebookError):
+    hint = "Only ```python fences are executed. Show shell commands in a ```console fence."
+
+
+class CellFailed(NotebookError):
+    hint = ("Fix the code, or if the error is the point of the example, tag the cell "
+            "tags=[\"raises-exception\"] raises=\"<ExceptionType>\".")
+
+
+class ExpectedErrorMissing(NotebookError):
+    hint = "PyTorch no longer raises here: update the example and its explanation, or remove the raises-exception tag."
+
+
+class ExpectedErrorMismatch(NotebookError):
+    hint = "The cell raised a different error than its raises=/match= options say: check what PyTorch does now."
+
+
+class CellTimeout(NotebookError):
+    hint = "Make the example smaller, or raise 'timeout:' in the page's front matter (seconds per cell)."
+
+
+class KernelDied(NotebookError):
+    hint = "The kernel process died (a crash, os._exit, or the memory cap). Run the page alone to see why."
+
+
+class MissingTranslation(NotebookError):
+    hint = "Every page exists in every language at the same relative path: add the missing file (scripts/new_page.py scaffolds both)."
+
+
+class PairOutOfSync(NotebookError):
+    hint = "Re-generate the notebooks from the pages: python -m torchnotes sync"
+
+
+class CacheCorrupted(NotebookError):
+    hint = "The entry is ignored and the page executed again; nothing to do."
+
+
+class BuildFailed(Exception):
+    """Several page errors, reported together so one build shows every broken page."""
+
+    def __init__(self, errors: list[NotebookError]):
+        self.errors = errors
+        lines = [f"{len(errors)} page error(s):"] + [e.message for e in errors]
+        super().__init__("\n".join(lines))

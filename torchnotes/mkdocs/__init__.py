@@ -1,0 +1,1 @@
+"""MkDocs glue: runs the engine once per build and turns its results into page Markdown."""

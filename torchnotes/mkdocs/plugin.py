@@ -1,0 +1,179 @@
+"""Executed notebooks as native Material pages.
+
+Events:
+- on_startup: marks the plugin to be kept across `mkdocs serve` rebuilds, so its memo of results survives.
+- on_config: resolves paths and probes the environment once.
+- on_files: runs the checks and the engine over every page of every language, once per build cycle
+  (mkdocs-static-i18n builds each language in turn; the second pass finds everything memoised).
+- on_page_markdown: replaces the page's Markdown with its cells and outputs, plus provenance and links.
+- on_post_build: writes the execution report and gives each language a search index of its own.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from pathlib import Path
+
+import nbformat
+from mkdocs.exceptions import PluginError
+from mkdocs.plugins import BasePlugin, event_priority
+
+from ..cache import Cache
+from ..checks import check_pairs, check_translations, notebook_for, page_paths
+from ..engine import Engine, PageResult, Report
+from ..environment import Environment, probe
+from ..errors import BuildFailed
+from ..pages import read_page
+from ..render import LABELS, RenderContext, render_markdown
+from .config import NotebooksConfig
+from .report import REPORT_MARKER, report_markdown
+
+log = logging.getLogger("mkdocs.plugins.torchnotes")
+
+
+class NotebooksPlugin(BasePlugin[NotebooksConfig]):
+    def __init__(self):
+        self.env: Environment | None = None
+        self.report: Report | None = None
+        self.results: dict[Path, PageResult] = {}
+        self.fingerprint: tuple | None = None
+
+    def on_startup(self, *, command, dirty):
+        self.command = command
+
+    def on_config(self, config):
+        if not self.config.enabled:
+            return config
+        self.root = Path(config.config_file_path).resolve().parent
+        self.docs_dir = Path(config.docs_dir).resolve()
+        self.notebooks_dir = self.root / self.config.notebooks_dir
+        if self.env is None:
+            self.env = probe(self.root / self.config.requirements)
+        return config
+
+    # Before mkdocs-static-i18n (-100) reshapes the files per language: we want every page of every language.
+    @event_priority(50)
+    def on_files(self, files, config):
+        if not self.config.enabled:
+            return files
+        langs = self.config.languages
+        paths = [p for lang in langs for p in page_paths(self.docs_dir, lang)]
+        stamp = tuple((p, p.stat().st_mtime_ns) for p in paths)
+        if stamp == self.fingerprint:
+            return files
+        errors = check_translations(self.docs_dir, langs) + check_pairs(self.docs_dir, self.notebooks_dir, langs)
+        engine = Engine(
+            Cache(self.root / self.config.cache_dir), self.env, root=self.root, jobs=self.config.jobs or None,
+            timeout=self.config.timeout, kernel=self.config.kernel, memory_limit_mb=self.config.memory_limit_mb,
+            mode=self.config.execute, log=log.info,
+        )
+        self.report = engine.run(paths)
+        log.info(self.report.summary_line())
+        errors += self.report.failures
+        for error in errors:
+            # Name files as the contributor sees them in the repository.
+            if error.path.is_absolute() and error.path.is_relative_to(self.root):
+                error.path = error.path.relative_to(self.root)
+        if errors:
+            self.fingerprint = None
+            raise PluginError(str(BuildFailed(errors)))
+        self.results = {p.resolve(): r for p, r in zip(paths, self.report.results)}
+        self.fingerprint = stamp
+        return files
+
+    def on_page_markdown(self, markdown, page, config, files):
+        if not self.config.enabled:
+            return markdown
+        source = Path(page.file.abs_src_path).resolve()
+        result = self.results.get(source)
+        if result is None:
+            return markdown
+        lang = source.relative_to(self.docs_dir).parts[0]
+        if REPORT_MARKER in markdown:
+            return markdown.replace(REPORT_MARKER, report_markdown(self.report, lang, self.root, self.docs_dir))
+        page_doc = read_page(source)
+        out_dir = Path(config.site_dir) / Path(page.file.dest_uri).parent
+        stem = source.stem
+
+        def image_sink(name: str, raw: bytes) -> str:
+            out_dir.mkdir(parents=True, exist_ok=True)
+            (out_dir / name).write_bytes(raw)
+            return name
+
+        ctx = RenderContext(lang=lang, device=self.env.device, cuda=self.env.cuda, image_sink=image_sink, stem=stem)
+        body = render_markdown(page_doc, result.outputs, ctx)
+        if result.status == "static":
+            return body
+        self._write_notebook(source, result, out_dir / f"{stem}.ipynb")
+        return _after_title(body, self._provenance(source, result, lang, stem))
+
+    # After mkdocs-static-i18n (-100) has built every language and written the merged search index.
+    @event_priority(-200)
+    def on_post_build(self, config):
+        if not self.config.enabled or self.report is None:
+            return
+        self.report.write(self.root / self.config.cache_dir / "report.json")
+        _split_search_index(Path(config.site_dir), self.config.languages)
+
+    # ------------------------------------------------------------------------------------------------
+
+    def _provenance(self, source: Path, result: PageResult, lang: str, stem: str) -> str:
+        labels = LABELS.get(lang, LABELS["en"])
+        env = self.env
+        seconds = labels["seconds"].format(result.run_seconds)
+        line = labels["provenance"].format(torch=env.torch, device=env.device, python=env.python,
+                                           date=result.date, seconds=seconds)
+        rel = source.relative_to(self.docs_dir).with_suffix(".ipynb").as_posix()
+        links = [f'<a href="{stem}.ipynb" download>{labels["download"]}</a>']
+        if self.config.github_repo:
+            colab = (f"https://colab.research.google.com/github/{self.config.github_repo}/blob/"
+                     f"{self.config.branch}/{self.config.notebooks_dir}/{rel}")
+            links.append(f'<a href="{colab}" rel="noopener">{labels["colab"]}</a>')
+        return f'<p class="nb-provenance">{line} · {" · ".join(links)}</p>'
+
+    @staticmethod
+    def _write_notebook(source: Path, result: PageResult, target: Path) -> None:
+        notebook = notebook_for(source)
+        count = 0
+        code = [c for c in notebook.cells if c.cell_type == "code"]
+        for cell, outputs in zip(code, result.outputs):
+            if outputs:
+                count += 1
+                cell.execution_count = count
+                cell.outputs = [nbformat.from_dict(o) for o in outputs]
+                for out in cell.outputs:
+                    if "execution_count" in out:
+                        out.execution_count = count
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(nbformat.writes(notebook), encoding="utf-8")
+
+
+def _after_title(markdown: str, line: str) -> str:
+    lines = markdown.split("\n")
+    for index, text in enumerate(lines):
+        if text.startswith("# "):
+            return "\n".join(lines[: index + 1] + ["", line, ""] + lines[index + 1:])
+    return line + "\n\n" + markdown
+
+
+def _split_search_index(site_dir: Path, langs: list[str]) -> None:
+    """One index per language: a Chinese reader's search returns Chinese pages only, and likewise English."""
+    merged = site_dir / "search" / "search_index.json"
+    if not merged.exists():
+        return
+    index = json.loads(merged.read_text(encoding="utf-8"))
+    default, others = langs[0], langs[1:]
+    for lang in [default] + others:
+        prefix = "" if lang == default else f"{lang}/"
+
+        def mine(doc, lang=lang, prefix=prefix):
+            location = doc["location"]
+            if lang == default:
+                return not any(location.startswith(f"{o}/") for o in others)
+            return location.startswith(prefix)
+
+        docs = [dict(d, location=d["location"][len(prefix):]) for d in index["docs"] if mine(d)]
+        target = site_dir / prefix / "search" / "search_index.json"
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(json.dumps(dict(index, docs=docs), ensure_ascii=False, separators=(",", ":")), encoding="utf-8")

@@ -1,0 +1,135 @@
+"""A page is a jupytext Markdown notebook: read it, validate its front matter and cell options."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+import jupytext
+import nbformat
+
+from .errors import InvalidCell, InvalidFrontMatter, InvalidTags
+
+# Root-level YAML goes to notebook metadata instead of a raw cell, so the paired .ipynb opens clean in Colab.
+MD_FORMAT = {"extension": ".md", "format_name": "markdown", "root_level_metadata_as_raw_cell": False}
+
+TAGS = {
+    "raises-exception": "the cell must raise the exception named by raises= (and match=, if given)",
+    "needs-cuda": "run only where a CUDA device is present; shown with a notice elsewhere",
+    "skip-execution": "shown, never executed",
+    "remove-input": "hide the code, keep the output",
+    "remove-output": "run the code, hide its output",
+    "remove-cell": "run the code, hide code and output",
+    "hide-input": "code collapsed behind a click",
+    "hide-output": "output collapsed behind a click",
+}
+CELL_OPTIONS = {"tags", "raises", "match"}
+# Blank-line bookkeeping jupytext adds to round-trip a file; not options of ours.
+JUPYTEXT_LAYOUT_KEYS = ("lines_to_next_cell", "lines_to_end_of_cell_marker")
+FRONT_MATTER = {"title": str, "description": str, "timeout": int}
+REQUIRED_FRONT_MATTER = ("title", "description")
+_EXCEPTION_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+_CODE_FENCE = re.compile(r"^```\s*(python3?|py3)?\b.*$")
+
+
+@dataclass
+class Page:
+    path: Path
+    notebook: nbformat.NotebookNode
+    meta: dict
+
+    @property
+    def code_cells(self) -> list[nbformat.NotebookNode]:
+        return [c for c in self.notebook.cells if c.cell_type == "code"]
+
+    @property
+    def timeout(self) -> int | None:
+        return self.meta.get("timeout")
+
+
+def read_page(path: Path | str, text: str | None = None) -> Page:
+    path = Path(path)
+    if text is None:
+        text = path.read_text(encoding="utf-8")
+    notebook = parse_markdown(text, path)
+    meta = notebook.metadata.get("jupytext", {}).get("root_level_metadata", {})
+    _check_front_matter(path, text, meta)
+    lines = _code_cell_lines(text)
+    language = notebook.metadata.get("jupytext", {}).get("main_language", "python")
+    if language != "python":
+        raise InvalidCell(path, f"the page's code fences are ```{language}, which jupytext would make the notebook's language")
+    for number, cell in enumerate(c for c in notebook.cells if c.cell_type == "code"):
+        _check_cell(path, cell, number + 1, lines[number] if number < len(lines) else None)
+    return Page(path, notebook, meta)
+
+
+def parse_markdown(text: str, path: Path | str = "<page>") -> nbformat.NotebookNode:
+    """The page as a notebook, with stable cell ids so two conversions give the same bytes."""
+    try:
+        notebook = jupytext.reads(text, fmt=dict(MD_FORMAT))
+    except Exception as error:  # jupytext raises plain ValueError/yaml errors on a broken header
+        raise InvalidFrontMatter(path, f"cannot parse the page: {error}") from error
+    for index, cell in enumerate(notebook.cells):
+        cell.id = f"cell-{index}"
+        for key in JUPYTEXT_LAYOUT_KEYS:
+            cell.metadata.pop(key, None)
+    return notebook
+
+
+def _check_front_matter(path: Path, text: str, meta: dict) -> None:
+    if not text.startswith("---"):
+        raise InvalidFrontMatter(path, "no front matter: the page must start with a '---' YAML block", line=1)
+    if not isinstance(meta, dict):
+        raise InvalidFrontMatter(path, "front matter is not a mapping", line=1)
+    for key in REQUIRED_FRONT_MATTER:
+        if not meta.get(key):
+            raise InvalidFrontMatter(path, f"front matter lacks '{key}'", line=1)
+    for key, value in meta.items():
+        if key not in FRONT_MATTER:
+            raise InvalidFrontMatter(path, f"unknown front matter key '{key}' (allowed: {', '.join(FRONT_MATTER)})", line=1)
+        expected = FRONT_MATTER[key]
+        if not isinstance(value, expected) or isinstance(value, bool):
+            raise InvalidFrontMatter(path, f"'{key}' must be {expected.__name__}, got {value!r}", line=1)
+    if "timeout" in meta and meta["timeout"] <= 0:
+        raise InvalidFrontMatter(path, f"'timeout' must be a positive number of seconds, got {meta['timeout']}", line=1)
+
+
+def _check_cell(path: Path, cell, number: int, line: int | None) -> None:
+    where = {"cell": number, "line": line}
+    if cell.source.lstrip().startswith("%%"):
+        raise InvalidCell(path, f"fence becomes the cell magic {cell.source.split()[0]!r} and would run as a script", **where)
+    unknown = set(cell.metadata) - CELL_OPTIONS
+    if unknown:
+        raise InvalidTags(path, f"unknown cell option(s) {sorted(unknown)}", **where)
+    tags = cell.metadata.get("tags", [])
+    if not isinstance(tags, list) or not all(isinstance(t, str) for t in tags):
+        raise InvalidTags(path, f"tags must be a list of strings, got {tags!r}", **where)
+    for tag in tags:
+        if tag not in TAGS:
+            raise InvalidTags(path, f"unknown tag '{tag}' (known: {', '.join(TAGS)})", **where)
+    raises = cell.metadata.get("raises")
+    if "raises-exception" in tags:
+        if not isinstance(raises, str) or not _EXCEPTION_NAME.match(raises):
+            raise InvalidTags(path, "tag 'raises-exception' needs raises=\"<ExceptionType>\" (a class name such as RuntimeError)", **where)
+    elif raises is not None or "match" in cell.metadata:
+        raise InvalidTags(path, "raises=/match= need the tag 'raises-exception'", **where)
+    if "match" in cell.metadata:
+        try:
+            re.compile(cell.metadata["match"])
+        except (re.error, TypeError) as error:
+            raise InvalidTags(path, f"match= is not a valid regular expression: {error}", **where) from error
+    if "skip-execution" in tags and "raises-exception" in tags:
+        raise InvalidTags(path, "a cell cannot be both skip-execution and raises-exception", **where)
+
+
+def _code_cell_lines(text: str) -> list[int]:
+    """1-based line of each ```python fence, so messages point into the .md file."""
+    lines = []
+    in_fence = False
+    for number, line in enumerate(text.splitlines(), 1):
+        if line.startswith("```"):
+            if not in_fence and _CODE_FENCE.match(line) and line[3:].strip().split(" ")[0] in ("python", "python3"):
+                lines.append(number)
+            in_fence = not in_fence
+    return lines

@@ -1,0 +1,158 @@
+"""Turn a page and its executed outputs into Markdown that Material renders natively.
+
+Code stays a ```python fence (highlighting, copy button); outputs become small HTML blocks right under it.
+No In/Out prompts. Images become files the page references. Rich HTML is sanitised with nh3.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import html
+import re
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import nh3
+from nbconvert.filters import ansi2html
+
+from .execute import runnable
+from .pages import Page
+
+LABELS = {
+    "en": {
+        "needs_cuda": "This cell needs a CUDA device. This build ran on {device}, so it shows no output.",
+        "not_run": "Shown, not executed.",
+        "expected_error": "Expected error",
+        "output": "Output",
+        "code": "Code",
+        "provenance": "Outputs generated with PyTorch {torch} on {device} · Python {python} · {date} · {seconds}",
+        "download": "Download notebook",
+        "colab": "Open in Colab",
+        "seconds": "{:.1f} s",
+    },
+    "zh": {
+        "needs_cuda": "此单元需要 CUDA 设备。本次构建运行在 {device} 上，因此没有输出。",
+        "not_run": "仅展示，未执行。",
+        "expected_error": "预期的错误",
+        "output": "输出",
+        "code": "代码",
+        "provenance": "输出由 PyTorch {torch} 在 {device} 上生成 · Python {python} · {date} · {seconds}",
+        "download": "下载 notebook",
+        "colab": "在 Colab 中打开",
+        "seconds": "{:.1f} 秒",
+    },
+}
+
+# Tracebacks name files inside this machine's site-packages; readers need the package path, not ours.
+_SITE = re.compile(r"(?:/[^\s:'\"]+)?/(?:lib/python\d\.\d+/)?site-packages/")
+_PREFIXES = sorted({sys.prefix, sys.base_prefix, str(Path.home())}, key=len, reverse=True)
+
+ImageSink = Callable[[str, bytes], str]
+
+
+@dataclass
+class RenderContext:
+    lang: str
+    device: str
+    cuda: bool
+    image_sink: ImageSink
+    stem: str = "page"
+
+
+def render_markdown(page: Page, outputs: list[list[dict]], ctx: RenderContext) -> str:
+    """The page's own cells (its prose and its code) with the outputs of the matching code cells."""
+    labels = LABELS.get(ctx.lang, LABELS["en"])
+    parts: list[str] = []
+    code_index = 0
+    for cell in page.notebook.cells:
+        if cell.cell_type != "code":
+            parts.append(cell.source)
+            continue
+        outs = outputs[code_index] if code_index < len(outputs) else []
+        code_index += 1
+        parts.append(_render_code_cell(cell, outs, code_index, ctx, labels))
+    return "\n\n".join(p for p in parts if p) + "\n"
+
+
+def _render_code_cell(cell, outs: list[dict], number: int, ctx: RenderContext, labels: dict) -> str:
+    tags = cell.metadata.get("tags", [])
+    if "remove-cell" in tags:
+        return ""
+    blocks: list[str] = []
+    if "remove-input" not in tags:
+        fence = "```python\n" + cell.source + "\n```"
+        if "hide-input" in tags:
+            fence = f'??? abstract "{labels["code"]}"\n\n' + _indent(fence)
+        blocks.append(fence)
+    if "needs-cuda" in tags and not ctx.cuda:
+        blocks.append(f'<p class="nb-note nb-note--cuda">{html.escape(labels["needs_cuda"].format(device=ctx.device))}</p>')
+        return "\n\n".join(blocks)
+    if not runnable(cell, ctx.cuda):
+        blocks.append(f'<p class="nb-note">{html.escape(labels["not_run"])}</p>')
+        return "\n\n".join(blocks)
+    if "remove-output" in tags:
+        return "\n\n".join(blocks)
+    rendered = [r for r in (_render_output(o, f"{ctx.stem}-{number}-{i}", ctx, labels) for i, o in enumerate(outs)) if r]
+    if rendered:
+        body = "\n".join(rendered)
+        if "hide-output" in tags:
+            body = f'<details class="nb-details"><summary>{html.escape(labels["output"])}</summary>\n{body}\n</details>'
+        blocks.append(f'<div class="nb-output">\n{body}\n</div>')
+    return "\n\n".join(blocks)
+
+
+def _render_output(out: dict, name: str, ctx: RenderContext, labels: dict) -> str:
+    kind = out.get("output_type")
+    if kind == "stream":
+        css = "nb-stderr" if out.get("name") == "stderr" else "nb-stdout"
+        return _pre(_text(out.get("text", "")), css)
+    if kind == "error":
+        trace = clean_paths("\n".join(out.get("traceback", [])))
+        caption = f'<span class="nb-error-label">{html.escape(labels["expected_error"])}</span>'
+        return f'<pre class="nb-error">{caption}{ansi2html(trace)}</pre>'
+    if kind in ("execute_result", "display_data"):
+        return _render_data(out.get("data", {}), name, ctx)
+    return ""
+
+
+def _render_data(data: dict, name: str, ctx: RenderContext) -> str:
+    for mime, ext in (("image/png", "png"), ("image/jpeg", "jpg")):
+        if mime in data:
+            raw = base64.b64decode(_text(data[mime]))
+            digest = hashlib.sha256(raw).hexdigest()[:8]
+            url = ctx.image_sink(f"{name}-{digest}.{ext}", raw)
+            alt = html.escape(_text(data.get("text/plain", "")).strip("<>"), quote=True)
+            return f'<img class="nb-image" src="{url}" alt="{alt}" loading="lazy">'
+    if "text/html" in data:
+        return f'<div class="nb-html">{sanitize(_text(data["text/html"]))}</div>'
+    if "text/plain" in data:
+        return _pre(_text(data["text/plain"]), "nb-result")
+    return ""
+
+
+def sanitize(markup: str) -> str:
+    """Keep tables and simple formatting of rich reprs; drop scripts, handlers and javascript: URLs."""
+    return nh3.clean(markup, url_schemes={"http", "https", "mailto"}, link_rel="noopener noreferrer")
+
+
+def clean_paths(text: str) -> str:
+    text = _SITE.sub("site-packages/", text)
+    for prefix in _PREFIXES:
+        text = text.replace(prefix, "…")
+    return text
+
+
+def _pre(text: str, css: str) -> str:
+    # ansi2html escapes <, > and & and turns colour codes into classes; plain text gets the same treatment.
+    return f'<pre class="{css}">{ansi2html(clean_paths(text.rstrip(chr(10))))}</pre>'
+
+
+def _text(value) -> str:
+    return "".join(value) if isinstance(value, list) else str(value)
+
+
+def _indent(text: str, by: str = "    ") -> str:
+    return "\n".join(by + line if line else line for line in text.splitlines())

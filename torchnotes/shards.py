@@ -1,0 +1,31 @@
+"""Split pages into n shards of similar total execution time, using the durations of the last report."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+
+def previous_durations(report: Path, root: Path) -> dict[str, float]:
+    if not Path(report).exists():
+        return {}
+    data = json.loads(Path(report).read_text(encoding="utf-8"))
+    return {row["page"]: float(row.get("run_seconds") or row.get("seconds") or 0.0) for row in data.get("pages", [])}
+
+
+def split(pages: list[Path], k: int, n: int, durations: dict[str, float], root: Path | None = None) -> list[Path]:
+    """Longest first onto the least-loaded shard; unknown pages count as the mean so new pages spread out."""
+    def name(p: Path) -> str:
+        p = Path(p)
+        return str(p.relative_to(root)) if root and p.is_absolute() and p.is_relative_to(root) else str(p)
+
+    known = [durations[name(p)] for p in pages if name(p) in durations]
+    default = sum(known) / len(known) if known else 1.0
+    weighted = sorted(pages, key=lambda p: (-durations.get(name(p), default), name(p)))
+    loads = [0.0] * n
+    shards: list[list[Path]] = [[] for _ in range(n)]
+    for page in weighted:
+        target = min(range(n), key=lambda i: (loads[i], i))
+        shards[target].append(page)
+        loads[target] += durations.get(name(page), default)
+    return sorted(shards[k - 1], key=name)
