@@ -1,8 +1,17 @@
 #!/usr/bin/env bash
 # Create .venv and install the pinned requirements (idempotent; fast when nothing changed).
+# With --browser, also what the browser tests need: Debian's chromium and CJK fonts, and axe-core from npm.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if [ ! -x .venv/bin/python ]; then
   python3 -m venv .venv
 fi
 .venv/bin/python -m pip install --quiet --disable-pip-version-check -r requirements.txt
+if [ "${1:-}" = "--browser" ]; then
+  if ! command -v chromium >/dev/null || ! fc-list 2>/dev/null | grep -qi "Noto Sans CJK"; then
+    # Never 'playwright install': it downloads a browser; Debian's chromium is used instead.
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium fonts-noto-cjk >/dev/null
+  fi
+  npm ci --no-audit --no-fund --loglevel=error
+fi

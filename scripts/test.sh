@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
-# Install what is needed, then run every check: lint, page checks, the test suite, and a strict site build.
+# Install what is needed, then run every check: lint, page checks, a strict build of the whole site
+# (executing every page), and the test suite, whose browser tests drive Chromium over that build.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash scripts/setup.sh
+bash scripts/setup.sh --browser
 export NO_MKDOCS_2_WARNING=1
+site="${SITE_DIR:-site}"
 .venv/bin/ruff check torchnotes tests scripts
 .venv/bin/python -m torchnotes check
-.venv/bin/python -m pytest "$@"
-.venv/bin/mkdocs build --strict --site-dir "${SITE_DIR:-site}"
+.venv/bin/mkdocs build --strict --site-dir "$site"
+TORCHNOTES_SITE="$site" .venv/bin/python -m pytest "$@"

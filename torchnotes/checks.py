@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 from pathlib import Path
 
 import jupytext
@@ -15,11 +16,6 @@ KERNELSPEC = {"name": "python3", "display_name": "Python 3", "language": "python
 
 def page_paths(docs_dir: Path, lang: str) -> list[Path]:
     return sorted((Path(docs_dir) / lang).rglob("*.md"))
-
-
-def has_code(page: Path) -> bool:
-    """Pages without code (the report, the benchmarks) have nothing to run and no notebook to pair."""
-    return any(c.cell_type == "code" for c in parse_markdown(Path(page).read_text(encoding="utf-8"), page).cells)
 
 
 def check_translations(docs_dir: Path, langs: list[str]) -> list[MissingTranslation]:
@@ -42,9 +38,18 @@ def paired_notebook(page: Path, docs_dir: Path, notebooks_dir: Path) -> Path:
     return Path(notebooks_dir) / Path(page).relative_to(docs_dir).with_suffix(".ipynb")
 
 
-def notebook_for(page: Path) -> nbformat.NotebookNode:
-    """The paired notebook as committed: the page's cells, no outputs, a kernelspec so Colab picks Python."""
+def notebook_for(page: Path) -> nbformat.NotebookNode | None:
+    """The paired notebook as committed, or None for a page without code (the report): nothing to pair."""
     notebook = parse_markdown(Path(page).read_text(encoding="utf-8"), page)
+    if not any(c.cell_type == "code" for c in notebook.cells):
+        return None
+    return as_paired(notebook)
+
+
+def as_paired(notebook: nbformat.NotebookNode) -> nbformat.NotebookNode:
+    """A copy of a parsed page as a plain notebook: a kernelspec so Colab picks Python, jupytext's
+    bookkeeping dropped, the front matter kept in metadata so jupytext can pair it back."""
+    notebook = copy.deepcopy(notebook)
     notebook.metadata["kernelspec"] = dict(KERNELSPEC)
     notebook.metadata["language_info"] = {"name": "python"}
     jt = notebook.metadata.setdefault("jupytext", {})
@@ -66,13 +71,16 @@ def check_pairs(docs_dir: Path, notebooks_dir: Path, langs: list[str]) -> list[N
     errors: list[NotebookError] = []
     for lang in langs:
         for page in page_paths(docs_dir, lang):
+            paired = paired_notebook(page, docs_dir, notebooks_dir)
             try:
-                if not has_code(page):
-                    continue
+                expected = notebook_for(page)
             except NotebookError as error:
                 errors.append(error)
                 continue
-            paired = paired_notebook(page, docs_dir, notebooks_dir)
+            if expected is None:
+                if paired.exists():
+                    errors.append(PairOutOfSync(paired, f"notebook of a page without code ({page}): remove it"))
+                continue
             if not paired.exists():
                 errors.append(PairOutOfSync(page, f"no paired notebook {paired}"))
                 continue
@@ -81,18 +89,12 @@ def check_pairs(docs_dir: Path, notebooks_dir: Path, langs: list[str]) -> list[N
             except (ValueError, nbformat.reader.NotJSONError) as error:
                 errors.append(PairOutOfSync(page, f"paired notebook {paired} is not a valid notebook: {error}"))
                 continue
-            except NotebookError as error:
-                errors.append(error)
-                continue
             if any(c.get("outputs") for c in committed.cells):
                 errors.append(PairOutOfSync(page, f"paired notebook {paired} has outputs committed"))
-            elif _shape(committed) != _shape(notebook_for(page)):
+            elif _shape(committed) != _shape(expected):
                 errors.append(PairOutOfSync(page, f"page and {paired} differ"))
-    for lang in langs:
-        for paired in sorted((Path(notebooks_dir) / lang).rglob("*.ipynb")):
-            page = Path(docs_dir) / paired.relative_to(notebooks_dir).with_suffix(".md")
-            if ".ipynb_checkpoints" not in paired.parts and (not page.exists() or not has_code(page)):
-                errors.append(PairOutOfSync(paired, f"notebook has no page {page}"))
+        for paired in _orphans(docs_dir, notebooks_dir, lang):
+            errors.append(PairOutOfSync(paired, f"notebook has no page {_page_of(paired, docs_dir, notebooks_dir)}"))
     return errors
 
 
@@ -101,17 +103,28 @@ def sync_pairs(docs_dir: Path, notebooks_dir: Path, langs: list[str]) -> list[Pa
     changed = []
     for lang in langs:
         for page in page_paths(docs_dir, lang):
-            if not has_code(page):
-                continue
             paired = paired_notebook(page, docs_dir, notebooks_dir)
-            text = notebook_text(notebook_for(page))
+            expected = notebook_for(page)
+            if expected is None:
+                if paired.exists():
+                    paired.unlink()
+                    changed.append(paired)
+                continue
+            text = notebook_text(expected)
             if not paired.exists() or paired.read_text(encoding="utf-8") != text:
                 paired.parent.mkdir(parents=True, exist_ok=True)
                 paired.write_text(text, encoding="utf-8")
                 changed.append(paired)
-        for paired in sorted((Path(notebooks_dir) / lang).rglob("*.ipynb")):
-            page = Path(docs_dir) / paired.relative_to(notebooks_dir).with_suffix(".md")
-            if not page.exists() or not has_code(page):
-                paired.unlink()
-                changed.append(paired)
+        for paired in _orphans(docs_dir, notebooks_dir, lang):
+            paired.unlink()
+            changed.append(paired)
     return changed
+
+
+def _page_of(paired: Path, docs_dir: Path, notebooks_dir: Path) -> Path:
+    return Path(docs_dir) / paired.relative_to(notebooks_dir).with_suffix(".md")
+
+
+def _orphans(docs_dir: Path, notebooks_dir: Path, lang: str) -> list[Path]:
+    found = sorted((Path(notebooks_dir) / lang).rglob("*.ipynb"))
+    return [p for p in found if ".ipynb_checkpoints" not in p.parts and not _page_of(p, docs_dir, notebooks_dir).exists()]

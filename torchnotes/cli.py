@@ -21,16 +21,14 @@ from .checks import check_pairs, check_translations, page_paths, sync_pairs
 from .engine import Engine
 from .environment import probe
 from .errors import NotebookError
+from .mkdocs.config import NotebooksConfig
 from .pages import read_page
-
-DEFAULTS = {"cache_dir": ".cache/torchnotes", "timeout": 300, "jobs": 0, "kernel": "python3", "memory_limit_mb": 0,
-            "languages": ["en", "zh"], "notebooks_dir": "notebooks", "requirements": "requirements.txt",
-            "execute": "auto"}
 
 
 def settings(config_file: Path) -> dict:
     """The plugin's options from mkdocs.yml, so the CLI and the site build agree."""
-    found = dict(DEFAULTS)
+    # The plugin's own defaults, so the two cannot drift apart.
+    found = {name: option.default for name, option in NotebooksConfig._schema}
     data = yaml.load(config_file.read_text(encoding="utf-8"), Loader=_Loader) or {}
     docs_dir = data.get("docs_dir", "docs")
     for plugin in data.get("plugins", []):

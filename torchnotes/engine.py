@@ -30,9 +30,10 @@ class PageResult:
     error: NotebookError | None = None
     note: str = ""
     run_seconds: float = 0.0  # how long the execution that produced these outputs took
+    source: Page | None = field(default=None, repr=False)  # the parsed page, for renderers
 
     def summary(self) -> dict:
-        row = {k: v for k, v in asdict(self).items() if k not in ("outputs", "error")}
+        row = {k: v for k, v in asdict(self).items() if k not in ("outputs", "error", "source")}
         row["error"] = self.error.message if self.error else None
         return row
 
@@ -103,10 +104,10 @@ class Engine:
                 results[shown] = PageResult(shown, "failed", error=error)
                 continue
             if not page.code_cells:
-                results[shown] = PageResult(shown, "static")
+                results[shown] = PageResult(shown, "static", source=page)
                 continue
             key = self.key(page)
-            results[shown] = PageResult(shown, "cached", key=key)
+            results[shown] = PageResult(shown, "cached", key=key, source=page)
             todo.setdefault(key, []).append((shown, page))
 
         total = len(paths)

@@ -16,7 +16,7 @@ from nbconvert.filters import strip_ansi
 from traitlets.config import Config
 
 from .errors import CellFailed, CellTimeout, ExpectedErrorMismatch, ExpectedErrorMissing, KernelDied, NotebookError
-from .pages import Page, _code_cell_lines
+from .pages import Page
 
 SETUP_FILE = Path(__file__).parent / "kernel_setup.py"
 
@@ -45,7 +45,7 @@ def runnable(cell, cuda: bool) -> bool:
 async def execute_page(page: Page, options: Options, display_path: str | None = None) -> Execution:
     shown = display_path or str(page.path)
     cells = page.code_cells
-    lines = _code_cell_lines(page.path.read_text(encoding="utf-8")) if page.path.exists() else []
+    lines = page.lines
     notebook = nbformat.v4.new_notebook(metadata={"kernelspec": {"name": options.kernel, "display_name": "Python 3", "language": "python"}})
     for index, cell in enumerate(cells):
         tags = list(cell.metadata.get("tags", []))

@@ -38,6 +38,7 @@ class Page:
     path: Path
     notebook: nbformat.NotebookNode
     meta: dict
+    lines: list[int]  # 1-based line of each code cell's fence in the .md file
 
     @property
     def code_cells(self) -> list[nbformat.NotebookNode]:
@@ -61,7 +62,7 @@ def read_page(path: Path | str, text: str | None = None) -> Page:
         raise InvalidCell(path, f"the page's code fences are ```{language}, which jupytext would make the notebook's language")
     for number, cell in enumerate(c for c in notebook.cells if c.cell_type == "code"):
         _check_cell(path, cell, number + 1, lines[number] if number < len(lines) else None)
-    return Page(path, notebook, meta)
+    return Page(path, notebook, meta, lines)
 
 
 def parse_markdown(text: str, path: Path | str = "<page>") -> nbformat.NotebookNode:

@@ -20,11 +20,11 @@ from mkdocs.exceptions import PluginError
 from mkdocs.plugins import BasePlugin, event_priority
 
 from ..cache import Cache
-from ..checks import check_pairs, check_translations, notebook_for, page_paths
+from ..checks import as_paired, check_pairs, check_translations, page_paths
 from ..engine import Engine, PageResult, Report
 from ..environment import Environment, probe
 from ..errors import BuildFailed
-from ..pages import read_page
+from ..pages import Page
 from ..render import LABELS, RenderContext, render_markdown
 from .config import NotebooksConfig
 from .report import REPORT_MARKER, report_markdown
@@ -40,7 +40,8 @@ class NotebooksPlugin(BasePlugin[NotebooksConfig]):
         self.fingerprint: tuple | None = None
 
     def on_startup(self, *, command, dirty):
-        self.command = command
+        # Defining on_startup is what makes MkDocs keep this instance (and its memo) across serve rebuilds.
+        pass
 
     def on_config(self, config):
         if not self.config.enabled:
@@ -92,7 +93,6 @@ class NotebooksPlugin(BasePlugin[NotebooksConfig]):
         lang = source.relative_to(self.docs_dir).parts[0]
         if REPORT_MARKER in markdown:
             return markdown.replace(REPORT_MARKER, report_markdown(self.report, lang, self.root, self.docs_dir))
-        page_doc = read_page(source)
         out_dir = Path(config.site_dir) / Path(page.file.dest_uri).parent
         stem = source.stem
 
@@ -102,10 +102,10 @@ class NotebooksPlugin(BasePlugin[NotebooksConfig]):
             return name
 
         ctx = RenderContext(lang=lang, device=self.env.device, cuda=self.env.cuda, image_sink=image_sink, stem=stem)
-        body = render_markdown(page_doc, result.outputs, ctx)
+        body = render_markdown(result.source, result.outputs, ctx)
         if result.status == "static":
             return body
-        self._write_notebook(source, result, out_dir / f"{stem}.ipynb")
+        self._write_notebook(result.source, result, out_dir / f"{stem}.ipynb")
         return _after_title(body, self._provenance(source, result, lang, stem))
 
     # After mkdocs-static-i18n (-100) has built every language and written the merged search index.
@@ -133,8 +133,8 @@ class NotebooksPlugin(BasePlugin[NotebooksConfig]):
         return f'<p class="nb-provenance">{line} · {" · ".join(links)}</p>'
 
     @staticmethod
-    def _write_notebook(source: Path, result: PageResult, target: Path) -> None:
-        notebook = notebook_for(source)
+    def _write_notebook(source: Page, result: PageResult, target: Path) -> None:
+        notebook = as_paired(source.notebook)
         count = 0
         code = [c for c in notebook.cells if c.cell_type == "code"]
         for cell, outputs in zip(code, result.outputs):
