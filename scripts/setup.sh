@@ -10,8 +10,10 @@ fi
 if [ "${1:-}" = "--browser" ]; then
   if ! command -v chromium >/dev/null || ! fc-list 2>/dev/null | grep -qi "Noto Sans CJK"; then
     # Never 'playwright install': it downloads a browser; Debian's chromium is used instead.
-    apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium fonts-noto-cjk >/dev/null
+    sudo=""
+    if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi
+    $sudo apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq chromium fonts-noto-cjk >/dev/null
   fi
   npm ci --no-audit --no-fund --loglevel=error
 fi

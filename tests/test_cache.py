@@ -78,7 +78,7 @@ def test_failure_is_never_cached(tmp_path, make_engine):
     path = page(tmp_path, "en/a.md", code("raise ValueError('boom')"))
     first = make_engine().run([path])
     assert first.results[0].status == "failed"
-    assert not (tmp_path / "cache").exists() or not list((tmp_path / "cache").glob("*.json"))
+    assert not (tmp_path / "cache").exists() or not list((tmp_path / "cache").glob("*.entry.json"))
     second = make_engine().run([path])
     assert second.kernels == 1 and second.results[0].status == "failed"
 
@@ -107,7 +107,7 @@ def test_damaged_entry_is_detected(tmp_path, damage):
 def test_corrupted_entry_is_executed_again_not_served(tmp_path, make_engine):
     path = page(tmp_path, "en/a.md", code("print('real')"))
     first = make_engine().run([path])
-    entry = tmp_path / "cache" / f"{first.results[0].key}.json"
+    entry = tmp_path / "cache" / f"{first.results[0].key}.entry.json"
     data = json.loads(entry.read_text())
     data["body"]["outputs"][0][0]["text"] = "forged\n"
     entry.write_text(json.dumps(data))
@@ -122,4 +122,15 @@ def test_no_temporary_files_left_behind(tmp_path):
     cache = Cache(tmp_path)
     for i in range(3):
         cache.put(f"k{i}", {"n": i})
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["k0.json", "k1.json", "k2.json"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["k0.entry.json", "k1.entry.json", "k2.entry.json"]
+
+
+def test_errors_survive_copy_and_pickle():
+    import copy
+    import pickle
+
+    from torchnotes.errors import CellTimeout
+
+    error = CellTimeout("docs/en/a.md", "cell did not finish within 2 s", cell=3, line=40, details="trace")
+    for clone in (copy.deepcopy(error), pickle.loads(pickle.dumps(error))):
+        assert type(clone) is CellTimeout and clone.message == error.message

@@ -97,3 +97,11 @@ def test_rich_html_output_goes_through_the_sanitiser(tmp_path):
     out = {"output_type": "execute_result", "data": {"text/html": "<b>hi</b><script>bad()</script>", "text/plain": "x"}}
     md, _ = render(tmp_path, code("df"), [[out]])
     assert "<b>hi</b>" in md and "script" not in md
+
+
+def test_long_outputs_can_be_folded_by_the_reader(tmp_path):
+    long = stream("".join(f"line {i}\n" for i in range(50)))
+    md, _ = render(tmp_path, code("print_many()"), [[long]])
+    assert '<details class="nb-details" open><summary>Output (50 lines)</summary>' in md and "line 49" in md
+    short, _ = render(tmp_path, code("print_few()"), [[stream("a\nb\n")]])
+    assert "<details" not in short

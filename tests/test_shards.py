@@ -1,7 +1,14 @@
-"""--shard k/n: every page in exactly one shard, balanced by the previous report's durations."""
+"""--shard k/n: every page in exactly one shard, balanced by the previous report; merged shard caches equal
+a single-machine build."""
 
+import json
+import subprocess
+import sys
 from pathlib import Path
 
+from helpers import code, page
+
+from torchnotes.cache import Cache, merge
 from torchnotes.shards import split
 
 
@@ -17,3 +24,44 @@ def test_shards_partition_and_balance():
 def test_unknown_pages_spread_out():
     pages = [Path(f"docs/en/new{i}.md") for i in range(4)]
     assert [len(split(pages, k, 2, {})) for k in (1, 2)] == [2, 2]
+
+
+def test_merged_shards_equal_a_single_machine_build(tmp_path):
+    def make_site(root):
+        (root / "mkdocs.yml").parent.mkdir(parents=True, exist_ok=True)
+        (root / "mkdocs.yml").write_text("site_name: t\nplugins:\n  - torchnotes:\n      languages: [en]\n")
+        for i in range(4):
+            page(root / "docs", f"en/p{i}.md", code(f"import torch\ntorch.manual_seed({i})\nprint(torch.rand(2))"))
+        return root
+
+    def execute(root, *args):
+        done = subprocess.run([sys.executable, "-m", "torchnotes", "execute", *args], cwd=root, capture_output=True,
+                              text=True, timeout=300)
+        assert done.returncode == 0, done.stderr
+        return done.stdout
+
+    single = make_site(tmp_path / "single")
+    execute(single)
+    shards = [make_site(tmp_path / f"shard{k}") for k in (1, 2)]
+    for k, root in enumerate(shards, 1):
+        assert "2 pages" in execute(root, "--shard", f"{k}/2")  # half the pages each
+    merged = make_site(tmp_path / "merged")
+    copied, damaged = merge([r / ".cache/torchnotes" for r in shards], merged / ".cache/torchnotes")
+    assert (copied, damaged) == (4, [])
+
+    def entries(root):
+        cache = Cache(root / ".cache/torchnotes")
+        return {key: cache.get(key)["outputs"] for key in cache.keys()}
+
+    assert entries(merged) == entries(single)
+    assert "0 kernels" in execute(merged)  # the site build after the merge runs nothing
+
+
+def test_merge_leaves_out_damaged_entries(tmp_path):
+    good, bad = Cache(tmp_path / "a"), Cache(tmp_path / "b")
+    good.put("k1", {"outputs": []})
+    bad.put("k2", {"outputs": []})
+    bad.path("k2").write_text(json.dumps({"sha256": "0", "body": {"outputs": []}}))
+    copied, damaged = merge([good.folder, bad.folder], tmp_path / "merged")
+    assert copied == 1 and len(damaged) == 1 and "checksum" in damaged[0].message
+    assert Cache(tmp_path / "merged").keys() == {"k1"}

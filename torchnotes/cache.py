@@ -57,13 +57,18 @@ def cache_key(code_cells: list, kernel: str, env: Environment) -> str:
 
 
 class Cache:
-    """A folder of `<key>.json` entries: {"sha256": ..., "body": {...}}."""
+    """A folder of `<key>.entry.json` files: {"sha256": ..., "body": {...}}.
+
+    The suffix keeps entries apart from what else travels with the folder (the execution report).
+    """
+
+    SUFFIX = ".entry.json"
 
     def __init__(self, folder: Path | str):
         self.folder = Path(folder)
 
     def path(self, key: str) -> Path:
-        return self.folder / f"{key}.json"
+        return self.folder / f"{key}{self.SUFFIX}"
 
     def get(self, key: str) -> dict | None:
         """The stored body, None on a miss; raises CacheCorrupted for an entry that does not check out."""
@@ -102,8 +107,31 @@ class Cache:
         self.path(key).unlink(missing_ok=True)
 
     def keys(self) -> set[str]:
-        return {p.stem for p in self.folder.glob("*.json")} if self.folder.exists() else set()
+        found = self.folder.glob(f"*{self.SUFFIX}") if self.folder.exists() else []
+        return {p.name[: -len(self.SUFFIX)] for p in found}
 
 
 def _digest(body: dict) -> str:
     return hashlib.sha256(json.dumps(body, sort_keys=True, ensure_ascii=False).encode()).hexdigest()
+
+
+def merge(sources: list[Path], target: Path) -> tuple[int, list[CacheCorrupted]]:
+    """Copy every sound entry of the source caches into target (shards of one build, run on several machines).
+
+    Entries are content-addressed, so the union is the merged cache; a damaged entry is reported and left out.
+    """
+    into = Cache(target)
+    have = into.keys()
+    copied, damaged = 0, []
+    for source in sources:
+        cache = Cache(source)
+        for key in sorted(cache.keys() - have):
+            try:
+                body = cache.get(key)
+            except CacheCorrupted as error:
+                damaged.append(error)
+                continue
+            into.put(key, body)
+            have.add(key)
+            copied += 1
+    return copied, damaged

@@ -4,6 +4,8 @@
     python -m torchnotes check             translations, pairs, front matter and tags
     python -m torchnotes execute [PAGES]   execute (with the cache) and write the report
     python -m torchnotes run PAGE          execute one page and print its cells with their outputs
+    python -m torchnotes merge DIR...      merge shard caches into the site's cache
+    python -m torchnotes summary           Markdown summary of the last report [--against main's report]
 """
 
 from __future__ import annotations
@@ -17,12 +19,14 @@ import yaml
 from nbconvert.filters import strip_ansi
 
 from .cache import Cache
+from .cache import merge as merge_caches
 from .checks import check_pairs, check_translations, page_paths, sync_pairs
 from .engine import Engine
 from .environment import probe
 from .errors import NotebookError
 from .mkdocs.config import NotebooksConfig
 from .pages import read_page
+from .summary import summary
 
 
 def settings(config_file: Path) -> dict:
@@ -71,6 +75,10 @@ def main(argv: list[str] | None = None) -> int:
     ex.add_argument("--report", type=Path, help="where to write the JSON report (default: <cache_dir>/report.json)")
     run = sub.add_parser("run", help="execute one page and print its cells and outputs")
     run.add_argument("page", type=Path)
+    summ = sub.add_parser("summary", help="Markdown summary of the last report (for CI job summaries)")
+    summ.add_argument("--against", type=Path, help="an earlier report (main's) to list changed outputs")
+    merge = sub.add_parser("merge", help="merge cache folders (from shards) into this site's cache")
+    merge.add_argument("sources", nargs="+", type=Path)
     args = parser.parse_args(argv)
 
     cfg = settings(args.config_file)
@@ -92,6 +100,17 @@ def main(argv: list[str] | None = None) -> int:
             print(error.message, file=sys.stderr)
         print(f"{len(errors)} problem(s)" if errors else "all pages check out")
         return 1 if errors else 0
+
+    if args.command == "summary":
+        folder = cfg["root"] / cfg["cache_dir"]
+        print(summary(folder / "report.json", Cache(folder), args.against), end="")
+        return 0
+    if args.command == "merge":
+        copied, damaged = merge_caches(args.sources, cfg["root"] / cfg["cache_dir"])
+        for error in damaged:
+            print(error.message, file=sys.stderr)
+        print(f"merged {copied} entries into {cfg['root'] / cfg['cache_dir']}; {len(damaged)} damaged entries left out")
+        return 0
 
     env = probe(cfg["root"] / cfg["requirements"])
     cache = Cache(cfg["root"] / cfg["cache_dir"])

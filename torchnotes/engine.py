@@ -8,7 +8,7 @@ import json
 import os
 import time
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 
 from .cache import Cache, cache_key
@@ -33,7 +33,7 @@ class PageResult:
     source: Page | None = field(default=None, repr=False)  # the parsed page, for renderers
 
     def summary(self) -> dict:
-        row = {k: v for k, v in asdict(self).items() if k not in ("outputs", "error", "source")}
+        row = {f.name: getattr(self, f.name) for f in fields(self) if f.name not in ("outputs", "error", "source")}
         row["error"] = self.error.message if self.error else None
         return row
 

@@ -24,6 +24,10 @@ class NotebookError(Exception):
             self.hint = hint
         super().__init__(self.message)
 
+    def __reduce__(self):
+        # Copies and pickles (a process pool, a deepcopy) rebuild the same error, keyword arguments included.
+        return _rebuild, (type(self), str(self.path), self.reason, self.cell, self.line, self.hint, self.details)
+
     @property
     def where(self) -> str:
         place = str(self.path)
@@ -41,6 +45,10 @@ class NotebookError(Exception):
         if self.details:
             text += "\n" + "\n".join("    " + line for line in self.details.rstrip().splitlines())
         return text
+
+
+def _rebuild(kind, path, reason, cell, line, hint, details):
+    return kind(path, reason, cell=cell, line=line, hint=hint, details=details)
 
 
 class InvalidFrontMatter(NotebookError):

@@ -27,6 +27,7 @@ LABELS = {
         "not_run": "Shown, not executed.",
         "expected_error": "Expected error",
         "output": "Output",
+        "long_output": "Output ({lines} lines)",
         "code": "Code",
         "provenance": "Outputs generated with PyTorch {torch} on {device} · Python {python} · {date} · {seconds}",
         "download": "Download notebook",
@@ -38,6 +39,7 @@ LABELS = {
         "not_run": "仅展示，未执行。",
         "expected_error": "预期的错误",
         "output": "输出",
+        "long_output": "输出（{lines} 行）",
         "code": "代码",
         "provenance": "输出由 PyTorch {torch} 在 {device} 上生成 · Python {python} · {date} · {seconds}",
         "download": "下载 notebook",
@@ -51,6 +53,7 @@ _SITE = re.compile(r"(?:/[^\s:'\"]+)?/(?:lib/python\d\.\d+/)?site-packages/")
 _PREFIXES = sorted({sys.prefix, sys.base_prefix, str(Path.home())}, key=len, reverse=True)
 
 ImageSink = Callable[[str, bytes], str]
+LONG_OUTPUT = 30  # lines; longer outputs get a fold the reader can close
 
 
 @dataclass
@@ -98,8 +101,13 @@ def _render_code_cell(cell, outs: list[dict], number: int, ctx: RenderContext, l
     rendered = [r for r in (_render_output(o, f"{ctx.stem}-{number}-{i}", ctx, labels) for i, o in enumerate(outs)) if r]
     if rendered:
         body = "\n".join(rendered)
+        lines = sum(_text(o.get("text", "")).count("\n") + len(o.get("traceback", [])) for o in outs)
         if "hide-output" in tags:
             body = f'<details class="nb-details"><summary>{html.escape(labels["output"])}</summary>\n{body}\n</details>'
+        elif lines > LONG_OUTPUT:
+            # Long outputs stay open but can be folded away by the reader.
+            summary = html.escape(labels["long_output"].format(lines=lines))
+            body = f'<details class="nb-details" open><summary>{summary}</summary>\n{body}\n</details>'
         blocks.append(f'<div class="nb-output">\n{body}\n</div>')
     return "\n\n".join(blocks)
 

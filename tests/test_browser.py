@@ -1,0 +1,489 @@
+"""Headless Chromium over the built site, in both languages.
+
+The site comes from TORCHNOTES_SITE (scripts/test.sh builds it first) or is built once into a temporary folder.
+It is served on 127.0.0.1 under its deployment path (site_url's path), as GitHub Pages serves it.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import nbformat
+import pytest
+from browser_support import (
+    CHROMIUM,
+    CHROMIUM_ARGS,
+    COLORS_JS,
+    LANGS,
+    Recorder,
+    SiteServer,
+    effective_contrast,
+    hex_color,
+    in_lang,
+    page_lang,
+    site_pages,
+    strip_lang,
+    visit_all,
+)
+
+ROOT = Path(__file__).resolve().parent.parent
+AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
+SCREENSHOTS = ROOT / "test-artifacts" / "screenshots"
+VIEWPORT = {"width": 1280, "height": 900}
+
+pytestmark = pytest.mark.browser
+
+playwright_sync = pytest.importorskip("playwright.sync_api")
+
+
+# --- fixtures ---------------------------------------------------------------------------------------------
+
+@pytest.fixture(scope="session")
+def site_dir(tmp_path_factory) -> Path:
+    given = os.environ.get("TORCHNOTES_SITE")
+    if given:
+        site = Path(given)
+        if not site.is_absolute():
+            site = ROOT / site
+        assert (site / "index.html").exists(), f"TORCHNOTES_SITE={given} holds no built site"
+        return site
+    site = tmp_path_factory.mktemp("site")
+    env = dict(os.environ, NO_MKDOCS_2_WARNING="1")
+    build = subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "--strict", "-f", str(ROOT / "mkdocs.yml"), "-d", str(site)],
+        cwd=ROOT, env=env, capture_output=True, text=True, timeout=3600)
+    if build.returncode != 0:
+        pytest.fail(f"mkdocs build failed ({build.returncode}):\n{build.stderr[-4000:]}", pytrace=False)
+    return site
+
+
+@pytest.fixture(scope="session")
+def server(site_dir):
+    with SiteServer(site_dir) as running:
+        yield running
+
+
+@pytest.fixture(scope="session")
+def browser():
+    if not Path(CHROMIUM).exists():
+        pytest.skip(f"no Chromium at {CHROMIUM} (scripts/setup.sh --browser installs it)")
+    with playwright_sync.sync_playwright() as p:
+        chromium = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+        yield chromium
+        chromium.close()
+
+
+class Tab:
+    """A fresh page in a fresh context, with a Recorder of everything that goes wrong on it."""
+
+    def __init__(self, browser, server: SiteServer):
+        self.server = server
+        self.context = browser.new_context(viewport=VIEWPORT, color_scheme="light", accept_downloads=True)
+        self.context.set_default_timeout(15_000)
+        self.page = self.context.new_page()
+        self.log = Recorder().attach(self.page)
+
+    def goto(self, rel: str, wait_until: str = "load"):
+        response = self.page.goto(self.server.url(rel), wait_until=wait_until)
+        assert response is not None and response.ok, f"{rel}: HTTP {response.status if response else '?'}"
+        return response
+
+    def settle(self, timeout: float = 10_000) -> None:
+        """Wait until the page has stopped fetching (search worker, index, Material's late requests)."""
+        self.page.wait_for_load_state("networkidle", timeout=timeout)
+
+    def assert_no_script_errors(self) -> None:
+        """No uncaught exception, no console error other than a resource failing to load, nothing fetched from
+        another host. Resources that fail to load are test 1's business (every page, load by load)."""
+        problems = [f"uncaught exception: {e}" for e in self.log.page_errors]
+        problems += [f"console error: {e}" for e in self.log.console_errors if not e.startswith("Failed to load resource")]
+        problems += [f"request to another host: {u}" for u in self.log.foreign_requests]
+        assert not problems, f"{self.page.url}:\n  " + "\n  ".join(problems)
+
+
+@pytest.fixture
+def tab(browser, server):
+    t = Tab(browser, server)
+    yield t
+    t.context.close()
+
+
+def _rel_of(server: SiteServer, url: str) -> str:
+    assert url.startswith(server.base), f"{url} is not on the site ({server.base})"
+    return url[len(server.base):].split("#")[0].split("?")[0]
+
+
+# --- 1. every page loads cleanly --------------------------------------------------------------------------
+
+def test_every_page_loads_cleanly(browser, server, site_dir):
+    pages = site_pages(site_dir)
+    by_lang = {lang: sorted(strip_lang(p) for p in pages if page_lang(p) == lang) for lang in LANGS}
+    assert all(by_lang.values()), f"a language has no pages: { {k: len(v) for k, v in by_lang.items()} }"
+    assert by_lang["zh"] == by_lang["en"], (
+        "the languages have different pages: only en "
+        f"{sorted(set(by_lang['en']) - set(by_lang['zh']))}, only zh {sorted(set(by_lang['zh']) - set(by_lang['en']))}")
+
+    # A few pages at once, each followed until it has loaded and stopped fetching: Material and the search
+    # worker fetch after `load`. Every page keeps its own recorder, so a problem is reported against its page.
+    context = browser.new_context(viewport=VIEWPORT, color_scheme="light")
+    context.set_default_timeout(20_000)
+    try:
+        pool = []
+        for _ in range(4):
+            page = context.new_page()
+            pool.append((page, Recorder().attach(page)))
+        results = visit_all(pool, [server.url(rel) for rel in pages])
+        # Each page rendered: a title and an <h1> (an empty 200 would otherwise pass).
+        for page, _log in pool:
+            assert page.title() and page.locator("h1").count() >= 1, f"{page.url}: no title or no <h1>"
+    finally:
+        context.close()
+    failures = {url[len(server.base) - 1:]: problems for url, problems in results.items() if problems}
+    assert not failures, f"{len(failures)} of {len(pages)} pages have problems:\n" + _summarise(failures)
+
+
+def _summarise(failures: dict[str, list[str]], detailed: int = 6) -> str:
+    """The problems common to many pages once (with <page> for the page's own path), then a few pages in full."""
+    common: dict[str, list[str]] = {}
+    for rel, problems in failures.items():
+        for problem in set(problems):
+            common.setdefault(re.sub(r"https?://127\.0\.0\.1:\d+", "", problem).replace(rel, "<page>/"), []).append(rel)
+    lines = [f"  on {len(rels)} page(s), e.g. {rels[0]}: {pattern}" for pattern, rels in
+             sorted(common.items(), key=lambda item: -len(item[1]))]
+    for rel, problems in list(failures.items())[:detailed]:
+        lines.append(f"  {rel}\n    " + "\n    ".join(problems))
+    if len(failures) > detailed:
+        lines.append(f"  ... and {len(failures) - detailed} more pages")
+    return "\n".join(lines)
+
+
+# --- 2. the language switcher keeps the page ----------------------------------------------------------------
+
+def _switch_language(tab: Tab, lang: str) -> None:
+    page = tab.page
+    page.locator(".md-header .md-select").hover()
+    link = page.locator(f'.md-header .md-select a.md-select__link[hreflang="{lang}"]')
+    link.wait_for(state="visible")
+    with page.expect_navigation(wait_until="load"):
+        link.click()
+
+
+@pytest.mark.parametrize("rel", ["tensors/gather-scatter/", ""], ids=["deep-page", "home"])
+def test_language_switcher_keeps_the_page(tab, rel):
+    tab.goto(rel)
+    assert tab.page.locator("html").get_attribute("lang") == "en"
+    en_title = tab.page.locator("h1").first.inner_text()
+
+    _switch_language(tab, "zh")
+    assert _rel_of(tab.server, tab.page.url) == in_lang("zh", rel)
+    assert tab.page.locator("html").get_attribute("lang") == "zh"
+    assert tab.page.locator("h1").first.inner_text() != en_title, "the Chinese page shows the English title"
+
+    _switch_language(tab, "en")
+    assert _rel_of(tab.server, tab.page.url) == rel
+    assert tab.page.locator("html").get_attribute("lang") == "en"
+    assert tab.page.locator("h1").first.inner_text() == en_title
+
+
+# --- 3. search answers in the reader's language --------------------------------------------------------------
+
+@pytest.mark.parametrize(("lang", "rel", "query"), [
+    ("zh", "autograd/graph/", "梯度"),
+    ("en", "autograd/graph/", "gradient"),
+], ids=["zh", "en"])
+def test_search_returns_pages_in_the_readers_language(tab, lang, rel, query):
+    page = tab.page
+    tab.goto(in_lang(lang, rel))
+    search = page.locator(".md-search__input")
+    search.click()
+    search.press_sequentially(query, delay=30)
+    # Characters not on the keyboard are inserted without key events, as an IME commits them; Material
+    # searches on keyup, which the key that ends a composition gives. "End" gives one and changes nothing.
+    search.press("End")
+    page.locator(".md-search-result__item").first.wait_for(state="visible", timeout=20_000)
+    _wait_until_stable(page, ".md-search-result__list a")
+
+    hrefs = page.locator(".md-search-result__list a").evaluate_all("links => links.map(a => a.href)")
+    assert hrefs, f"no result links for {query!r}"
+    rels = [_rel_of(tab.server, h) for h in hrefs]
+    if lang == LANGS[0]:
+        wrong = [r for r in rels if page_lang(r) != lang]
+    else:
+        wrong = [r for r in rels if not r.startswith(f"{lang}/")]
+    assert not wrong, f"{lang} search for {query!r} returned pages of another language: {wrong}"
+    # The term is the subject of the autograd section: its pages must be among the results.
+    assert any(strip_lang(r).startswith("autograd/") for r in rels), f"no autograd page found for {query!r}: {rels}"
+    tab.assert_no_script_errors()
+
+
+def _wait_until_stable(page, selector: str, quiet_ms: int = 400, timeout_ms: int = 10_000) -> None:
+    """Wait until the hrefs under `selector` stop changing (results are re-rendered as the query grows)."""
+    read = "links => links.map(a => a.href).join(' ')"
+    last, waited = page.locator(selector).evaluate_all(read), 0
+    while waited < timeout_ms:
+        page.wait_for_timeout(quiet_ms)
+        waited += quiet_ms
+        now = page.locator(selector).evaluate_all(read)
+        if now == last:
+            return
+        last = now
+
+
+# --- 4. copying code copies only the code --------------------------------------------------------------------
+
+FIRST_BLOCK_WITH_STDOUT_JS = """
+() => [...document.querySelectorAll('.md-content div.highlight')].findIndex(block => {
+  const next = block.nextElementSibling;
+  return next && next.matches('div.nb-output') && next.querySelector('pre.nb-stdout');
+})
+"""
+
+
+def test_copy_button_copies_code_without_outputs(tab):
+    page = tab.page
+    tab.context.grant_permissions(["clipboard-read", "clipboard-write"], origin=tab.server.origin)
+    tab.goto("tensors/views/")
+    index = page.evaluate(FIRST_BLOCK_WITH_STDOUT_JS)
+    assert index >= 0, "no code block followed by a stdout output on the page"
+    block = page.locator(".md-content div.highlight").nth(index)
+    code = block.locator("code").first.evaluate("c => c.textContent").rstrip()
+    output = block.locator("xpath=following-sibling::div[1]").evaluate("o => o.textContent")
+    assert code and output.strip()
+
+    block.hover()
+    # Material 9.7+ puts the button in a nav (button.md-code__button); older releases used button.md-clipboard.
+    button = block.locator("button[data-clipboard-target]")
+    assert button.count() == 1, "the code block has no copy button"
+    button.click()
+    page.locator(".md-dialog").filter(has_text=re.compile(r"\S")).wait_for(state="visible")
+    copied = page.evaluate("() => navigator.clipboard.readText()")
+
+    assert copied == code, f"clipboard differs from the code block:\n--- clipboard\n{copied}\n--- code\n{code}"
+    leaked = [line for line in (raw.strip() for raw in output.splitlines()) if line and line not in code and line in copied]
+    assert not leaked, f"output lines in the clipboard: {leaked}"
+    tab.assert_no_script_errors()
+
+
+# --- 5. outputs and tracebacks are legible in both schemes ------------------------------------------------
+
+LEGIBLE = {
+    "stdout": ".nb-output pre.nb-stdout",
+    "traceback": ".nb-output pre.nb-error",
+    "traceback label": ".nb-output pre.nb-error .nb-error-label",
+    "traceback red": ".nb-output pre.nb-error .ansi-red-fg",
+}
+
+# Every differently coloured piece of text in the tracebacks (ANSI classes, inline 256-colour styles).
+TRACEBACK_COLOURS_JS = """
+(pres) => {
+  const seen = new Map();
+  for (const pre of pres) {
+    for (const span of pre.querySelectorAll('span')) {
+      if (!span.textContent.trim()) continue;
+      const key = getComputedStyle(span).color;
+      if (!seen.has(key)) seen.set(key, span);
+    }
+  }
+  return [...seen.values()].map(span => {
+    const backgrounds = [];
+    for (let node = span; node && node.nodeType === 1; node = node.parentElement) {
+      backgrounds.push(getComputedStyle(node).backgroundColor);
+    }
+    const style = span.getAttribute('style');
+    const label = (span.className ? '.' + span.className.split(' ').join('.') : 'span') + (style ? `[style="${style}"]` : '');
+    return {color: getComputedStyle(span).color, backgrounds, text: label + ' ' + span.textContent.slice(0, 30)};
+  });
+}
+"""
+
+
+def _contrasts(page) -> dict[str, tuple[float, str]]:
+    found = {}
+    for name, selector in LEGIBLE.items():
+        element = page.locator(selector).first
+        assert element.count() == 1, f"nothing matches {selector}"
+        found[name] = _measure(element.evaluate(COLORS_JS))
+    for info in page.locator(".nb-output pre.nb-error").evaluate_all(TRACEBACK_COLOURS_JS):
+        found[f"traceback span {info['text'].split(' ')[0]} {info['color']}"] = _measure(info)
+    return found
+
+
+def _measure(info: dict) -> tuple[float, str]:
+    ratio, fg, bg = effective_contrast(info["color"], info["backgrounds"])
+    return ratio, f"{hex_color(fg)} on {hex_color(bg)}: {info['text'].strip()[:40]!r}"
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_outputs_and_tracebacks_are_legible_in_light_and_dark(tab, lang):
+    page = tab.page
+    tab.goto(in_lang(lang, "losses/cross-entropy/"))
+    body = page.locator("body")
+    assert body.get_attribute("data-md-color-scheme") == "default"
+    page.wait_for_timeout(300)  # Material transitions colours for .25s
+    results = {"light": _contrasts(page)}
+
+    page.locator('form[data-md-component="palette"] label:visible').first.click()
+    page.wait_for_function("() => document.body.getAttribute('data-md-color-scheme') === 'slate'")
+    page.wait_for_timeout(300)
+    results["dark"] = _contrasts(page)
+
+    low = [f"{scheme} {name}: {ratio:.2f} ({detail})"
+           for scheme, found in results.items() for name, (ratio, detail) in found.items() if ratio < 4.5]
+    assert not low, "contrast below 4.5:1:\n  " + "\n  ".join(low)
+    tab.assert_no_script_errors()
+
+
+# --- 6. the downloaded notebook is the page's notebook ---------------------------------------------------
+
+ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
+
+
+def _normalise(text: str) -> str:
+    return " ".join(ANSI.sub("", text).split())
+
+
+@pytest.mark.parametrize("rel", ["tensors/views/", "zh/tensors/gather-scatter/"])
+def test_download_link_gives_the_executed_notebook(tab, rel, tmp_path):
+    page = tab.page
+    tab.goto(rel)
+    link = page.locator(".nb-provenance a[download]")
+    assert link.count() == 1, "no download link in the provenance line"
+    with page.expect_download() as info:
+        link.click()
+    download = info.value
+    stem = strip_lang(rel).rstrip("/").rsplit("/", 1)[-1]
+    assert download.suggested_filename == f"{stem}.ipynb"
+    target = tmp_path / download.suggested_filename
+    download.save_as(target)
+
+    notebook = nbformat.read(target, as_version=nbformat.NO_CONVERT)
+    nbformat.validate(notebook)
+    code_cells = [c for c in notebook.cells if c.cell_type == "code"]
+    counts = [c.execution_count for c in code_cells if c.outputs]
+    assert counts, "the notebook has no outputs: not executed"
+    assert all(n is not None for n in counts) and counts == sorted(counts), f"execution counts {counts}"
+
+    in_notebook = [_normalise(o.text) for c in code_cells for o in c.outputs
+                   if o.output_type == "stream" and o.name == "stdout"]
+    on_page = [_normalise(t) for t in page.locator("pre.nb-stdout").all_text_contents()]
+    assert on_page, "the page shows no stdout"
+    assert in_notebook == on_page, _first_difference(in_notebook, on_page)
+    tab.assert_no_script_errors()
+
+
+def _first_difference(left: list[str], right: list[str]) -> str:
+    for i, (a, b) in enumerate(zip(left, right)):
+        if a != b:
+            return f"stdout #{i} differs:\n  notebook: {a[:300]}\n  page:     {b[:300]}"
+    return f"notebook has {len(left)} stdout outputs, the page {len(right)}"
+
+
+# --- 7. the Colab link opens the paired notebook -----------------------------------------------------------
+
+@pytest.mark.parametrize("rel", ["", "tensors/views/", "autograd/graph/", "losses/cross-entropy/"],
+                         ids=["home", "views", "graph", "cross-entropy"])
+def test_colab_link_points_at_the_paired_notebook(tab, rel):
+    page = tab.page
+    for lang in LANGS:
+        tab.goto(in_lang(lang, rel), wait_until="domcontentloaded")
+        link = page.locator(".nb-provenance a[href*='colab.research.google.com']")
+        assert link.count() == 1, f"{lang}/{rel}: no Colab link"
+        href = urlsplit(link.get_attribute("href"))
+        assert href.scheme == "https" and href.hostname == "colab.research.google.com"
+        assert href.path.startswith("/github/"), href.path
+        expected = f"notebooks/{lang}/{rel.rstrip('/') or 'index'}.ipynb"
+        assert href.path.endswith("/" + expected), f"{lang}/{rel}: Colab opens {href.path}, expected …/{expected}"
+        source = ROOT / expected
+        assert source.is_file(), f"{expected} is not in the repository"
+        # The paired notebook is this page: its Markdown carries the page's title.
+        title = page.locator("h1").first.evaluate("h => h.firstChild.textContent").strip()
+        notebook = nbformat.read(source, as_version=nbformat.NO_CONVERT)
+        text = "\n".join(c.source for c in notebook.cells if c.cell_type == "markdown")
+        text += str(notebook.metadata.get("jupytext", {}).get("root_level_metadata", {}).get("title", ""))
+        assert title in text, f"{expected} does not carry the page title {title!r}"
+
+
+# --- 8. screenshots ---------------------------------------------------------------------------------------
+
+SHOTS = ["", "tensors/gather-scatter/", "losses/cross-entropy/", "autograd/graph/"]
+
+
+def _slug(rel: str) -> str:
+    return rel.strip("/").replace("/", "-") or "home"
+
+
+def test_screenshots_of_key_pages(browser, server):
+    """Light pages in both languages, then dark ones in a context whose system preference is dark.
+
+    Material remembers the chosen palette in localStorage, so each scheme gets a context of its own.
+    """
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    plan = {"light": SHOTS, "dark": ["autograd/graph/"]}
+    small, problems = [], []
+    for scheme, pages in plan.items():
+        context = browser.new_context(viewport=VIEWPORT, color_scheme=scheme)
+        try:
+            page = context.new_page()
+            log = Recorder().attach(page)
+            for lang in LANGS:
+                for rel in pages:
+                    url = in_lang(lang, rel)
+                    page.goto(server.url(url), wait_until="load")
+                    page.evaluate("() => document.fonts.ready")
+                    page.wait_for_timeout(300)  # Material fades the palette in
+                    want = "slate" if scheme == "dark" else "default"
+                    got = page.locator("body").get_attribute("data-md-color-scheme")
+                    assert got == want, f"/{url}: colour scheme {got!r} with a {scheme} system preference"
+                    path = SCREENSHOTS / f"{lang}-{_slug(rel)}-{scheme}.png"
+                    page.screenshot(path=str(path))
+                    if path.stat().st_size <= 20_000:
+                        small.append(f"{path.name}: {path.stat().st_size} bytes")
+            problems += log.page_errors + log.foreign_requests
+        finally:
+            context.close()
+    assert not small, "near-empty screenshots:\n  " + "\n  ".join(small)
+    assert not problems, "\n".join(problems)
+
+
+# --- 9. accessibility ------------------------------------------------------------------------------------
+
+AXE_PAGES = ["", "tensors/gather-scatter/", "losses/cross-entropy/", "report/"]
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_accessibility(tab, lang):
+    if not AXE.exists():
+        pytest.skip("axe-core is not installed (npm ci)")
+    source = AXE.read_text(encoding="utf-8")
+    page = tab.page
+    problems = []
+    for rel in AXE_PAGES:
+        url = in_lang(lang, rel)
+        tab.goto(url)
+        html_lang = page.locator("html").get_attribute("lang")
+        expected = ("zh", "zh-Hans", "zh-CN") if lang == "zh" else ("en",)
+        if html_lang not in expected:
+            problems.append(f"/{url}: <html lang={html_lang!r}>, expected {expected[0]!r}")
+        page.add_script_tag(content=source)
+        violations = page.evaluate("async () => (await axe.run(document, {resultTypes: ['violations']})).violations")
+        for v in violations:
+            if v["impact"] in ("serious", "critical"):
+                targets = [_axe_node(node) for node in v["nodes"][:4]]
+                more = f" (+{len(v['nodes']) - 4} more)" if len(v["nodes"]) > 4 else ""
+                problems.append(f"/{url}: {v['id']} [{v['impact']}] {v['help']}; {len(v['nodes'])} nodes: "
+                                + " | ".join(targets) + more)
+    assert not problems, "accessibility problems:\n  " + "\n  ".join(problems)
+
+
+def _axe_node(node: dict) -> str:
+    target = " ".join(map(str, node["target"]))
+    for check in node.get("any", []):
+        data = check.get("data")
+        if isinstance(data, dict) and "contrastRatio" in data:
+            return f"{target} ({data.get('fgColor')} on {data.get('bgColor')}: {data['contrastRatio']})"
+    return target

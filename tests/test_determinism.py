@@ -1,0 +1,38 @@
+"""Two cold executions of every page of the site give the same outputs, byte for byte.
+
+The site build in scripts/test.sh has just executed every page into .cache/torchnotes (cold in CI); this test
+executes every page again, forced, into an empty cache and compares every output. Timings and dates live in
+the entry's record, not in the outputs, and are not compared.
+"""
+
+from pathlib import Path
+
+from torchnotes.cache import Cache
+from torchnotes.checks import page_paths
+from torchnotes.engine import Engine
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def differing_outputs(first, second) -> list[str]:
+    found = []
+    for a, b in zip(first.results, second.results):
+        if a.status == "static":
+            continue
+        assert a.status != "failed" and b.status != "failed", (a.error or b.error).message
+        for cell, (outs_a, outs_b) in enumerate(zip(a.outputs, b.outputs), 1):
+            if len(outs_a) != len(outs_b):
+                found.append(f"{a.page} code cell {cell}: {len(outs_a)} vs {len(outs_b)} outputs")
+                continue
+            found += [f"{a.page} code cell {cell} output {i}" for i, (x, y) in enumerate(zip(outs_a, outs_b)) if x != y]
+    return found
+
+
+def test_two_executions_of_every_page_agree(tmp_path, env):
+    pages = [p for lang in ("en", "zh") for p in page_paths(ROOT / "docs", lang)]
+    quiet = [].append
+    build = Engine(Cache(ROOT / ".cache/torchnotes"), env, root=ROOT, log=quiet).run(pages)
+    again = Engine(Cache(tmp_path / "cache"), env, root=ROOT, mode="force", log=quiet).run(pages)
+    assert again.kernels == sum(r.status != "static" for r in again.results)  # really executed again
+    differences = differing_outputs(build, again)
+    assert differences == [], f"{len(differences)} outputs differ between two executions:\n" + "\n".join(differences)

@@ -1,0 +1,128 @@
+"""The failure suite, through the command line as CI runs it: exit status, a message naming the page, the cell
+and the cause, and a following good build that is correct. Tiny sites in tmp_path."""
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+from helpers import code, page
+
+from torchnotes.cache import Cache
+from torchnotes.checks import sync_pairs
+
+CONFIG = "site_name: t\nplugins:\n  - torchnotes:\n      languages: [en, zh]\n      memory_limit_mb: 4096\n"
+GOOD = code("print('fixed')")
+
+
+def site(tmp_path, body, extra=""):
+    (tmp_path / "mkdocs.yml").write_text(CONFIG)
+    for lang in ("en", "zh"):
+        page(tmp_path / "docs", f"{lang}/p.md", body, extra=extra)
+    return tmp_path
+
+
+def cli(root, *args, **kwargs):
+    return subprocess.run([sys.executable, "-m", "torchnotes", *args], cwd=root, capture_output=True, text=True,
+                          timeout=300, **kwargs)
+
+
+def fix_and_rebuild(root):
+    for lang in ("en", "zh"):
+        page(root / "docs", f"{lang}/p.md", GOOD)
+    done = cli(root, "execute")
+    assert done.returncode == 0, done.stderr
+    report = json.loads((root / ".cache/torchnotes/report.json").read_text())
+    assert [p["status"] for p in report["pages"]] == ["run", "cached"]
+    entry = Cache(root / ".cache/torchnotes").get(report["pages"][0]["key"])
+    assert entry["outputs"] == [[{"output_type": "stream", "name": "stdout", "text": "fixed\n"}]]
+
+
+@pytest.mark.parametrize("body,extra,words", [
+    # unexpected exception: the cause and the traceback
+    (code("x = 1") + code("import torch\ntorch.ones(2) @ torch.ones(3)"), "", ["(code cell 2)", "RuntimeError", "raises-exception"]),
+    # expected exception missing
+    (code("x = 1", 'tags=["raises-exception"] raises="ValueError"'), "", ["(code cell 1)", "expected ValueError, but the cell raised nothing"]),
+    # expected exception of the wrong type
+    (code("[][0]", 'tags=["raises-exception"] raises="ValueError"'), "", ["(code cell 1)", "expected ValueError, got IndexError"]),
+    # cell timeout
+    (code("import time\ntime.sleep(60)"), "timeout: 2\n", ["(code cell 1)", "did not finish within 2 s"]),
+    # kernel death
+    (code("import os\nos._exit(1)"), "", ["(code cell 1)", "kernel died"]),
+    # memory blow-up under the cap
+    (code("import torch\nx = torch.ones(2**40, dtype=torch.uint8)"), "", ["(code cell 1)"]),
+    # syntax error
+    (code("for i in range(3) print(i)"), "", ["(code cell 1)", "SyntaxError"]),
+    # invalid front matter
+    (code("x = 1"), "timeout: -5\n", ["'timeout' must be a positive number"]),
+    # invalid tags
+    (code("x = 1", 'tags=["needs-gpu"]'), "", ["(code cell 1)", "unknown tag 'needs-gpu'"]),
+])
+def test_failure_then_good_build(tmp_path, body, extra, words):
+    root = site(tmp_path, body, extra)
+    done = cli(root, "execute")
+    assert done.returncode == 1
+    assert "docs/en/p.md" in done.stderr
+    for word in words:
+        assert word in done.stderr, done.stderr
+    assert not Cache(root / ".cache/torchnotes").keys()  # a failure is never cached
+    fix_and_rebuild(root)
+
+
+def test_missing_translation_then_fixed(tmp_path):
+    root = site(tmp_path, GOOD)
+    sync_pairs(root / "docs", root / "notebooks", ["en", "zh"])
+    (root / "docs/zh/p.md").unlink()
+    done = cli(root, "check")
+    assert done.returncode == 1 and "docs/zh/p.md: missing" in done.stderr
+    page(root / "docs", "zh/p.md", GOOD)
+    assert cli(root, "check").returncode == 0
+
+
+def test_pair_out_of_sync_then_resynced(tmp_path):
+    root = site(tmp_path, GOOD)
+    sync_pairs(root / "docs", root / "notebooks", ["en", "zh"])
+    page(root / "docs", "en/p.md", code("print('changed')"))
+    done = cli(root, "check")
+    assert done.returncode == 1 and "docs/en/p.md: page and notebooks/en/p.ipynb differ" in done.stderr
+    assert cli(root, "sync").returncode == 0
+    assert cli(root, "check").returncode == 0
+
+
+def test_two_builds_at_once_on_one_cache(tmp_path):
+    root = site(tmp_path, code("import time\ntime.sleep(1)\nprint('same')"))
+    page(root / "docs", "en/q.md", code("print('q')"))
+    page(root / "docs", "zh/q.md", code("print('q')"))
+    runs = [subprocess.Popen([sys.executable, "-m", "torchnotes", "execute", "--report", f"r{i}.json"], cwd=root,
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for i in range(2)]
+    outcomes = [r.communicate(timeout=300) for r in runs]
+    assert [r.returncode for r in runs] == [0, 0], outcomes
+    cache = Cache(root / ".cache/torchnotes")
+    keys = cache.keys()
+    assert len(keys) == 2
+    for key in keys:
+        assert cache.get(key)["outputs"]  # whole, checksummed entries
+    assert not list(cache.folder.glob(".*.tmp"))
+    again = cli(root, "execute")
+    assert "0 kernels" in again.stdout
+
+
+def test_interrupted_build_then_rerun(tmp_path):
+    root = site(tmp_path, code("print('start')") + code("import time\ntime.sleep(60)") + code("print('end')"))
+    run = subprocess.Popen([sys.executable, "-m", "torchnotes", "execute"], cwd=root, stdout=subprocess.DEVNULL,
+                           stderr=subprocess.DEVNULL, start_new_session=True)
+    time.sleep(8)  # the kernel is inside the sleeping cell
+    os.killpg(run.pid, signal.SIGKILL)
+    run.wait(timeout=30)
+    cache = root / ".cache/torchnotes"
+    assert not Cache(cache).keys()  # nothing half-written became an entry
+    # A write cut short leaves at most a temporary file, which is never read as an entry.
+    cache.mkdir(parents=True, exist_ok=True)
+    (cache / ".deadbeef.partial.tmp").write_text('{"sha256": "x", "bo')
+    for lang in ("en", "zh"):
+        page(root / "docs", f"{lang}/p.md", code("print('start')") + code("print('end')"))
+    done = cli(root, "execute")
+    assert done.returncode == 0 and "1 run" in done.stdout
