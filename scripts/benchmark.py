@@ -4,8 +4,10 @@
 
 Both sites are built from scratch copies in a temporary folder, one after the other on the same machine:
 - ours: the repository's mkdocs.yml, pages and notebooks, with its execution cache;
-- baseline: the same paired notebooks (docs/<lang>/<page>.ipynb, the folder layout mkdocs-jupyter can
-  render) with mkdocs-jupyter `execute: true` and its own cache on, plus mkdocs-static-i18n and Material.
+- baseline: the same paired notebooks built by mkdocs-jupyter 0.26.3 (`execute: true`, its own cache on) with
+  Material, one MkDocs project per language (site/ and site/zh/). With mkdocs-static-i18n 1.3.1 in either
+  layout, mkdocs-jupyter renders nothing here: i18n re-creates the File objects, the notebook pages lose
+  their type and their JSON is copied out as index.html. Two plain projects are the naive stack that renders.
 
 For each, the median of several runs of: a cold build (empty caches), a rebuild with no change, a rebuild
 after a prose-only edit of one page, a rebuild after a code edit of one page. Kernels are counted by a
@@ -37,9 +39,10 @@ OUT = ROOT / "benchmarks"
 EDITED = "tensors/views"  # the page both edits touch
 SCENARIOS = ("cold", "nochange", "prose", "code")
 
-BASELINE_CONFIG = """site_name: PyTorch Notes (baseline)
+BASELINE_CONFIG = """site_name: PyTorch Notes (baseline, {lang})
 theme:
   name: material
+  language: {lang}
 markdown_extensions: [admonition, pymdownx.details, pymdownx.superfences, pymdownx.tabbed, pymdownx.arithmatex]
 plugins:
   - search
@@ -47,11 +50,6 @@ plugins:
       execute: true
       allow_errors: true
       cache: true
-  - i18n:
-      docs_structure: folder
-      languages:
-        - {locale: en, name: English, default: true, build: true}
-        - {locale: zh, name: 简体中文, build: true}
 """
 
 COUNTING_KERNEL = """import os, sys, time
@@ -79,13 +77,17 @@ def main() -> int:
 
     work = args.work or Path(tempfile.mkdtemp(prefix="torchnotes-bench-"))
     ours_python = Path(sys.executable)
+    ours, baseline = prepare_ours(work / "ours"), prepare_baseline(work / "baseline")
     systems = {
-        "ours": (ours_python, prepare_ours(work / "ours"), args.runs),
-        "baseline": (args.baseline_python, prepare_baseline(work / "baseline"), args.baseline_runs),
+        # (python, folder, projects as (mkdocs.yml folder, site dir), where each language's pages land, runs)
+        "baseline": (args.baseline_python, baseline,
+                     [(baseline / lang, baseline / lang / "site") for lang in ("en", "zh")],
+                     {lang: baseline / lang / "site" for lang in ("en", "zh")}, args.baseline_runs),
+        "ours": (ours_python, ours, [(ours, ours / "site")], {"en": ours / "site", "zh": ours / "site" / "zh"}, args.runs),
     }
     results = {}
-    for name, (python, folder, runs) in systems.items():
-        results[name] = measure(name, python, folder, runs, work)
+    for name, (python, folder, projects, sites, runs) in systems.items():
+        results[name] = measure(name, python, folder, projects, sites, runs, work)
     data = {"machine": machine(), "date": time.strftime("%Y-%m-%d"), "pages": page_count(), "results": results}
     OUT.mkdir(exist_ok=True)
     (OUT / "results.json").write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
@@ -121,9 +123,9 @@ def prepare_ours(folder: Path) -> Path:
 
 def prepare_baseline(folder: Path) -> Path:
     shutil.rmtree(folder, ignore_errors=True)
-    (folder / "docs").mkdir(parents=True)
-    shutil.copytree(ROOT / "notebooks", folder / "docs", dirs_exist_ok=True)
-    (folder / "mkdocs.yml").write_text(BASELINE_CONFIG, encoding="utf-8")
+    for lang in ("en", "zh"):
+        shutil.copytree(ROOT / "notebooks" / lang, folder / lang / "docs")
+        (folder / lang / "mkdocs.yml").write_text(BASELINE_CONFIG.format(lang=lang), encoding="utf-8")
     return folder
 
 
@@ -133,7 +135,7 @@ def page_count() -> int:
 
 # -- measuring ---------------------------------------------------------------------------------------------
 
-def measure(name: str, python: Path, folder: Path, runs: int, work: Path) -> dict:
+def measure(name: str, python: Path, folder: Path, projects: list, sites: dict, runs: int, work: Path) -> dict:
     kernels_dir = work / f"kernels-{name}"
     spec = kernels_dir / "kernels" / "python3"
     spec.mkdir(parents=True, exist_ok=True)
@@ -145,37 +147,42 @@ def measure(name: str, python: Path, folder: Path, runs: int, work: Path) -> dic
     for run in range(runs):
         for scenario in SCENARIOS:
             if scenario == "cold":
-                for cache in (folder / ".cache", folder / "site"):
-                    shutil.rmtree(cache, ignore_errors=True)
+                for project, site in projects:
+                    for stale in (project / ".cache", site):
+                        shutil.rmtree(stale, ignore_errors=True)
             elif scenario == "prose":
                 edit_prose(name, folder, run)
             elif scenario == "code":
                 edit_code(name, folder, run)
-            row = build(python, folder, kernels_dir)
+            row = build(python, projects, kernels_dir)
             rows[scenario].append(row)
             print(f"{name} run {run + 1}/{runs} {scenario}: {row['seconds']:.1f} s, {row['kernels']} kernels", flush=True)
     summary = {s: {k: statistics.median(r[k] for r in rows[s]) for k in ("seconds", "kernels", "peak_mb")} for s in SCENARIOS}
     summary["runs"] = runs
-    summary["html"] = html_sizes(folder / "site")
+    summary["html"] = html_sizes(sites)
     return summary
 
 
-def build(python: Path, folder: Path, kernels_dir: Path) -> dict:
+def build(python: Path, projects: list, kernels_dir: Path) -> dict:
+    """Build every project in turn; seconds add up, memory is the peak of any one build."""
     log = kernels_dir / "starts.log"
     log.write_text("", encoding="utf-8")
-    env = dict(os.environ, JUPYTER_PATH=str(kernels_dir), BENCH_KERNEL_LOG=str(log), NO_MKDOCS_2_WARNING="1",
-               PYTHONPATH=str(folder / "_code"))
-    mkdocs = [str(python), "-m", "mkdocs", "build", "-q", "-f", str(folder / "mkdocs.yml"), "-d", str(folder / "site")]
-    begin = time.perf_counter()
-    process = subprocess.Popen(mkdocs, cwd=folder, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    peak = PeakMemory(process.pid)
-    _, err = process.communicate()
-    seconds = time.perf_counter() - begin
-    peak.stop()
-    if process.returncode != 0:
-        raise SystemExit(f"build failed in {folder}:\n{err[-3000:]}")
+    seconds, peak_mb = 0.0, 0.0
+    for project, site in projects:
+        env = dict(os.environ, JUPYTER_PATH=str(kernels_dir), BENCH_KERNEL_LOG=str(log), NO_MKDOCS_2_WARNING="1",
+                   PYTHONPATH=str(project / "_code"))
+        mkdocs = [str(python), "-m", "mkdocs", "build", "-q", "-f", str(project / "mkdocs.yml"), "-d", str(site)]
+        begin = time.perf_counter()
+        process = subprocess.Popen(mkdocs, cwd=project, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        peak = PeakMemory(process.pid)
+        _, err = process.communicate()
+        seconds += time.perf_counter() - begin
+        peak.stop()
+        peak_mb = max(peak_mb, peak.mb)
+        if process.returncode != 0:
+            raise SystemExit(f"build failed in {project}:\n{err[-3000:]}")
     kernels = len(log.read_text(encoding="utf-8").splitlines())
-    return {"seconds": round(seconds, 2), "kernels": kernels, "peak_mb": round(peak.mb, 1)}
+    return {"seconds": round(seconds, 2), "kernels": kernels, "peak_mb": round(peak_mb, 1)}
 
 
 class PeakMemory:
@@ -220,7 +227,7 @@ def edit_prose(name: str, folder: Path, run: int) -> None:
         page.write_text("\n".join(lines), encoding="utf-8")
         sync(folder)
     else:
-        edit_notebook(folder / "docs" / "en" / f"{EDITED}.ipynb", "markdown", sentence)
+        edit_notebook(folder / "en" / "docs" / f"{EDITED}.ipynb", "markdown", sentence)
 
 
 def edit_code(name: str, folder: Path, run: int) -> None:
@@ -233,7 +240,7 @@ def edit_code(name: str, folder: Path, run: int) -> None:
         page.write_text(text[:end] + line + text[end:], encoding="utf-8")
         sync(folder)
     else:
-        edit_notebook(folder / "docs" / "en" / f"{EDITED}.ipynb", "code", line)
+        edit_notebook(folder / "en" / "docs" / f"{EDITED}.ipynb", "code", line)
 
 
 def edit_notebook(path: Path, kind: str, addition: str) -> None:
@@ -248,17 +255,16 @@ def sync(folder: Path) -> None:
                    cwd=folder, check=True, capture_output=True, env=dict(os.environ, PYTHONPATH=str(folder / "_code")))
 
 
-def html_sizes(site: Path) -> dict:
-    pages = sorted(p.relative_to(ROOT / "notebooks").with_suffix("") for p in (ROOT / "notebooks").rglob("*.ipynb"))
+def html_sizes(sites: dict) -> dict:
+    """Sizes of the notebook pages' index.html, the same set of pages for both builds."""
     sizes = []
-    for rel in pages:
-        lang, *rest = rel.parts
-        prefix = site if lang == "en" else site / lang
-        html = prefix / Path(*rest) / "index.html"
-        if rel.name == "index":
-            html = prefix / "index.html"
-        sizes.append(html.stat().st_size)
-    total_site = sum(f.stat().st_size for f in site.rglob("*") if f.is_file())
+    for notebook in sorted((ROOT / "notebooks").rglob("*.ipynb")):
+        lang, *rest = notebook.relative_to(ROOT / "notebooks").with_suffix("").parts
+        folder = Path(*rest).parent if rest[-1] == "index" else Path(*rest)
+        sizes.append((sites[lang] / folder / "index.html").stat().st_size)
+    roots = set(sites.values())
+    total_site = sum(f.stat().st_size for root in roots for f in root.rglob("*") if f.is_file()
+                     if not any(f.is_relative_to(other) for other in roots if other != root and other.is_relative_to(root)))
     return {"median_kb": round(statistics.median(sizes) / 1024, 1), "total_kb": round(sum(sizes) / 1024, 1),
             "site_mb": round(total_site / 2**20, 1), "pages": len(sizes)}
 
@@ -272,7 +278,7 @@ def machine() -> str:
 WORDS = {
     "en": {
         "title": "Measured on {machine}, {date}: {pages} notebook pages (both languages). Medians of {runs_ours} runs (ours) and {runs_base} runs (baseline).",
-        "metric": "Metric", "ours": "This site's build", "base": "mkdocs-jupyter + i18n", "ratio": "Ratio",
+        "metric": "Metric", "ours": "This site's build", "base": "mkdocs-jupyter", "ratio": "Ratio",
         "cold": "Cold build (empty caches), s", "nochange": "Rebuild, no change, s", "prose": "Rebuild after a prose edit, s",
         "code": "Rebuild after a code edit, s", "k": "kernels started", "peak": "Peak memory (cold), MiB",
         "median_kb": "HTML per page, median, KiB", "total_kb": "HTML of all pages, KiB", "site_mb": "Whole site, MiB",
@@ -284,7 +290,7 @@ WORDS = {
     },
     "zh": {
         "title": "测量环境：{machine}，{date}；共 {pages} 个 notebook 页面（两种语言）。本站取 {runs_ours} 次运行的中位数，基线取 {runs_base} 次。",
-        "metric": "指标", "ours": "本站构建", "base": "mkdocs-jupyter + i18n", "ratio": "比值",
+        "metric": "指标", "ours": "本站构建", "base": "mkdocs-jupyter", "ratio": "比值",
         "cold": "冷构建（清空缓存），秒", "nochange": "无改动重建，秒", "prose": "只改文字后重建，秒",
         "code": "改代码后重建，秒", "k": "启动的内核数", "peak": "峰值内存（冷构建），MiB",
         "median_kb": "每页 HTML 中位数，KiB", "total_kb": "所有页面 HTML 合计，KiB", "site_mb": "整站大小，MiB",

@@ -93,10 +93,6 @@ class Tab:
         assert response is not None and response.ok, f"{rel}: HTTP {response.status if response else '?'}"
         return response
 
-    def settle(self, timeout: float = 10_000) -> None:
-        """Wait until the page has stopped fetching (search worker, index, Material's late requests)."""
-        self.page.wait_for_load_state("networkidle", timeout=timeout)
-
     def assert_no_script_errors(self) -> None:
         """No uncaught exception, no console error other than a resource failing to load, nothing fetched from
         another host. Resources that fail to load are test 1's business (every page, load by load)."""
@@ -137,22 +133,30 @@ def test_every_page_loads_cleanly(browser, server, site_dir):
         for _ in range(4):
             page = context.new_page()
             pool.append((page, Recorder().attach(page)))
-        results = visit_all(pool, [server.url(rel) for rel in pages])
-        # Each page rendered: a title and an <h1> (an empty 200 would otherwise pass).
-        for page, _log in pool:
-            assert page.title() and page.locator("h1").count() >= 1, f"{page.url}: no title or no <h1>"
+        results = visit_all(pool, [server.url(rel) for rel in pages], check=_rendered)
     finally:
         context.close()
     failures = {url[len(server.base) - 1:]: problems for url, problems in results.items() if problems}
     assert not failures, f"{len(failures)} of {len(pages)} pages have problems:\n" + _summarise(failures)
 
 
-def _summarise(failures: dict[str, list[str]], detailed: int = 6) -> str:
+def _rendered(page) -> list[str]:
+    """A page that answers 200 but is empty or broken has no title or no <h1>."""
+    if not page.title() or page.locator("h1").count() == 0:
+        return ["no <title> or no <h1>"]
+    return []
+
+
+def _summarise(failures: dict[str, list[str]], detailed: int = 3) -> str:
     """The problems common to many pages once (with <page> for the page's own path), then a few pages in full."""
     common: dict[str, list[str]] = {}
     for rel, problems in failures.items():
         for problem in set(problems):
-            common.setdefault(re.sub(r"https?://127\.0\.0\.1:\d+", "", problem).replace(rel, "<page>/"), []).append(rel)
+            pattern = re.sub(r"https?://127\.0\.0\.1:\d+", "", problem)
+            own = strip_lang(rel.lstrip("/"))  # the page's path in any language
+            if own:
+                pattern = pattern.replace("/" + own, "/<page>/")
+            common.setdefault(pattern, []).append(rel)
     lines = [f"  on {len(rels)} page(s), e.g. {rels[0]}: {pattern}" for pattern, rels in
              sorted(common.items(), key=lambda item: -len(item[1]))]
     for rel, problems in list(failures.items())[:detailed]:
@@ -164,11 +168,13 @@ def _summarise(failures: dict[str, list[str]], detailed: int = 6) -> str:
 
 # --- 2. the language switcher keeps the page ----------------------------------------------------------------
 
-def _switch_language(tab: Tab, lang: str) -> None:
+def _switch_language(tab: Tab, lang: str, rel: str) -> None:
     page = tab.page
     page.locator(".md-header .md-select").hover()
     link = page.locator(f'.md-header .md-select a.md-select__link[hreflang="{lang}"]')
     link.wait_for(state="visible")
+    target = tab.server.url(in_lang(lang, rel))
+    assert link.evaluate("a => a.href") == target, f"the {lang} entry of the language menu does not link to {target}"
     with page.expect_navigation(wait_until="load"):
         link.click()
 
@@ -179,12 +185,12 @@ def test_language_switcher_keeps_the_page(tab, rel):
     assert tab.page.locator("html").get_attribute("lang") == "en"
     en_title = tab.page.locator("h1").first.inner_text()
 
-    _switch_language(tab, "zh")
+    _switch_language(tab, "zh", rel)
     assert _rel_of(tab.server, tab.page.url) == in_lang("zh", rel)
     assert tab.page.locator("html").get_attribute("lang") == "zh"
     assert tab.page.locator("h1").first.inner_text() != en_title, "the Chinese page shows the English title"
 
-    _switch_language(tab, "en")
+    _switch_language(tab, "en", rel)
     assert _rel_of(tab.server, tab.page.url) == rel
     assert tab.page.locator("html").get_attribute("lang") == "en"
     assert tab.page.locator("h1").first.inner_text() == en_title
@@ -296,7 +302,7 @@ TRACEBACK_COLOURS_JS = """
     }
     const style = span.getAttribute('style');
     const label = (span.className ? '.' + span.className.split(' ').join('.') : 'span') + (style ? `[style="${style}"]` : '');
-    return {color: getComputedStyle(span).color, backgrounds, text: label + ' ' + span.textContent.slice(0, 30)};
+    return {color: getComputedStyle(span).color, backgrounds, label, text: span.textContent.slice(0, 30)};
   });
 }
 """
@@ -309,7 +315,7 @@ def _contrasts(page) -> dict[str, tuple[float, str]]:
         assert element.count() == 1, f"nothing matches {selector}"
         found[name] = _measure(element.evaluate(COLORS_JS))
     for info in page.locator(".nb-output pre.nb-error").evaluate_all(TRACEBACK_COLOURS_JS):
-        found[f"traceback span {info['text'].split(' ')[0]} {info['color']}"] = _measure(info)
+        found[f"traceback span {info['label']}"] = _measure(info)
     return found
 
 
@@ -368,7 +374,9 @@ def test_download_link_gives_the_executed_notebook(tab, rel, tmp_path):
     assert counts, "the notebook has no outputs: not executed"
     assert all(n is not None for n in counts) and counts == sorted(counts), f"execution counts {counts}"
 
-    in_notebook = [_normalise(o.text) for c in code_cells for o in c.outputs
+    # Cells whose outputs the page leaves out on purpose (render.py's remove-* tags) are not compared.
+    shown = [c for c in code_cells if not {"remove-cell", "remove-output"} & set(c.metadata.get("tags", []))]
+    in_notebook = [_normalise(o.text) for c in shown for o in c.outputs
                    if o.output_type == "stream" and o.name == "stdout"]
     on_page = [_normalise(t) for t in page.locator("pre.nb-stdout").all_text_contents()]
     assert on_page, "the page shows no stdout"
@@ -401,11 +409,15 @@ def test_colab_link_points_at_the_paired_notebook(tab, rel):
         source = ROOT / expected
         assert source.is_file(), f"{expected} is not in the repository"
         # The paired notebook is this page: its Markdown carries the page's title.
-        title = page.locator("h1").first.evaluate("h => h.firstChild.textContent").strip()
+        title = page.locator("h1").first.evaluate(H1_TEXT_JS).strip()
         notebook = nbformat.read(source, as_version=nbformat.NO_CONVERT)
         text = "\n".join(c.source for c in notebook.cells if c.cell_type == "markdown")
-        text += str(notebook.metadata.get("jupytext", {}).get("root_level_metadata", {}).get("title", ""))
-        assert title in text, f"{expected} does not carry the page title {title!r}"
+        text += "\n" + str(notebook.metadata.get("jupytext", {}).get("root_level_metadata", {}).get("title", ""))
+        assert title in text.replace("`", "").replace("*", ""), f"{expected} does not carry the page title {title!r}"
+
+
+# The heading's text without its permalink anchor.
+H1_TEXT_JS = "h => [...h.childNodes].filter(n => !(n.classList && n.classList.contains('headerlink'))).map(n => n.textContent).join('')"
 
 
 # --- 8. screenshots ---------------------------------------------------------------------------------------

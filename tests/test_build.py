@@ -29,8 +29,8 @@ def test_outputs_in_both_languages(built):
     _, site, log = built
     for lang_dir in ("", "zh/"):
         html = (site / lang_dir / "demo/index.html").read_text()
-        assert '<pre class="nb-stdout">sum: 6</pre>' in html
-        assert '<pre class="nb-result">tensor([1., 1.])</pre>' in html
+        assert '<pre class="nb-stdout" tabindex="0">sum: 6</pre>' in html
+        assert '<pre class="nb-result" tabindex="0">tensor([1., 1.])</pre>' in html
         assert "RuntimeError</span>: shape" in html  # the real expected error, coloured
         assert re.search(r'<img class="nb-image" src="(demo-4-0-[0-9a-f]{8}\.png)"', html)
         assert "In&nbsp;[" not in html and "In [" not in html and "\x1b[" not in html
@@ -69,6 +69,10 @@ def test_search_index_per_language(built):
     assert all(not d["location"].startswith("zh/") for d in zh["docs"])
     assert any("演示" in d["title"] for d in zh["docs"])
     assert "\\u200b" in en["config"]["separator"] or "\u200b" in en["config"]["separator"]
+    # Material looks for the index under __config.base: a Chinese page's base is the Chinese root.
+    base = re.search(r'"base":\s*"([^"]*)"', (site / "zh/demo/index.html").read_text()).group(1)
+    assert (site / "zh/demo" / base / "search/search_index.json").resolve() == (site / "zh/search/search_index.json").resolve()
+    assert re.search(r'"base":\s*"([^"]*)"', (site / "demo/index.html").read_text()).group(1) == ".."
 
 
 def test_no_request_to_other_hosts(built):
@@ -76,6 +80,8 @@ def test_no_request_to_other_hosts(built):
     for html in site.rglob("*.html"):
         text = html.read_text()
         assert "fonts.googleapis" not in text and "fonts.gstatic" not in text
+        # Material would fetch <href>/sitemap.xml for each of these: they must not be in the head.
+        assert '<link rel="alternate" href=' not in text
         # Links to other sites are fine; what the browser fetches by itself must come from the site.
         loads = re.findall(r'<script[^>]+src="(https?://[^"]+)"', text)
         loads += re.findall(r'<img[^>]+src="(https?://[^"]+)"', text)

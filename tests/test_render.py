@@ -27,7 +27,7 @@ def stream(text, name="stdout"):
 
 def test_prose_code_and_text_outputs_in_order(tmp_path):
     md, _ = render(tmp_path, "Intro **bold**.\n\n" + code("print('<b>')"), [[stream("<b>\n")]])
-    assert md.index("Intro **bold**.") < md.index("```python\nprint('<b>')\n```") < md.index('<pre class="nb-stdout">')
+    assert md.index("Intro **bold**.") < md.index("```python\nprint('<b>')\n```") < md.index('<pre class="nb-stdout" tabindex="0">')
     assert "&lt;b&gt;" in md and "<b>\n" not in md.split("```")[-1]  # output escaped
     assert "In [" not in md and "Out[" not in md
 

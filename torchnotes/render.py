@@ -120,7 +120,7 @@ def _render_output(out: dict, name: str, ctx: RenderContext, labels: dict) -> st
     if kind == "error":
         trace = clean_paths("\n".join(out.get("traceback", [])))
         caption = f'<span class="nb-error-label">{html.escape(labels["expected_error"])}</span>'
-        return f'<pre class="nb-error">{caption}{ansi2html(trace)}</pre>'
+        return f'<pre class="nb-error" tabindex="0">{caption}{ansi2html(trace)}</pre>'
     if kind in ("execute_result", "display_data"):
         return _render_data(out.get("data", {}), name, ctx)
     return ""
@@ -155,7 +155,8 @@ def clean_paths(text: str) -> str:
 
 def _pre(text: str, css: str) -> str:
     # ansi2html escapes <, > and & and turns colour codes into classes; plain text gets the same treatment.
-    return f'<pre class="{css}">{ansi2html(clean_paths(text.rstrip(chr(10))))}</pre>'
+    # tabindex: a scrolling block must be reachable by keyboard.
+    return f'<pre class="{css}" tabindex="0">{ansi2html(clean_paths(text.rstrip(chr(10))))}</pre>'
 
 
 def _text(value) -> str:

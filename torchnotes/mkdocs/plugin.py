@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 from pathlib import Path
 
 import nbformat
@@ -108,6 +109,28 @@ class NotebooksPlugin(BasePlugin[NotebooksConfig]):
         self._write_notebook(result.source, result, out_dir / f"{stem}.ipynb")
         return _after_title(body, self._provenance(source, result, lang, stem))
 
+    def on_post_page(self, output, page, config):
+        if not self.config.enabled:
+            return output
+        # Material fetches <href>/sitemap.xml for every <link rel="alternate"> in the head; mkdocs-static-i18n
+        # makes those per page, so every page asked for two sitemaps that do not exist (404). The hreflang pairs
+        # stay in sitemap.xml, and the header's language menu already links to the same page.
+        output = _HEAD_ALTERNATE.sub("", output)
+        # Material reads search/search_index.json, and resolves result links, against "base" in its __config,
+        # which is the site root on every page: point it at the page's language root, where
+        # _split_search_index wrote that language's index.
+        parts = page.file.dest_uri.split("/")
+        if parts[0] in self.config.languages[1:]:
+            base = "/".join([".."] * (len(parts) - 2)) or "."
+            output = _CONFIG_BASE.sub(lambda m: m.group(1) + json.dumps(base), output, count=1)
+        return output
+
+    def on_post_template(self, output_content, template_name, config):
+        # The 404 page is a template, not a page: same head links, same useless sitemap requests.
+        if self.config.enabled and template_name.endswith(".html"):
+            return _HEAD_ALTERNATE.sub("", output_content)
+        return output_content
+
     # After mkdocs-static-i18n (-100) has built every language and written the merged search index.
     @event_priority(-200)
     def on_post_build(self, config):
@@ -147,6 +170,10 @@ class NotebooksPlugin(BasePlugin[NotebooksConfig]):
                         out.execution_count = count
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(nbformat.writes(notebook), encoding="utf-8")
+
+
+_HEAD_ALTERNATE = re.compile(r'\s*<link rel="alternate" href="[^"]*" hreflang="[^"]*">')
+_CONFIG_BASE = re.compile(r'(<script id="__config" type="application/json">\{[^<]*?"base":\s*)"[^"]*"')
 
 
 def _after_title(markdown: str, line: str) -> str:
