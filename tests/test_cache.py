@@ -134,3 +134,15 @@ def test_errors_survive_copy_and_pickle():
     error = CellTimeout("docs/en/a.md", "cell did not finish within 2 s", cell=3, line=40, details="trace")
     for clone in (copy.deepcopy(error), pickle.loads(pickle.dumps(error))):
         assert type(clone) is CellTimeout and clone.message == error.message
+
+
+def test_engine_runs_inside_a_running_event_loop(tmp_path, make_engine):
+    import asyncio
+
+    path = page(tmp_path, "en/a.md", code("print('from a loop')"))
+
+    async def inside():
+        return make_engine().run([path])
+
+    report = asyncio.run(inside())
+    assert report.results[0].outputs[0][0]["text"] == "from a loop\n"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import datetime
 import json
 import os
@@ -90,7 +91,13 @@ class Engine:
         return cache_key(page.code_cells, self.options.kernel, self.env)
 
     def run(self, paths: list[Path]) -> Report:
-        return asyncio.run(self.run_async(paths))
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:
+            return asyncio.run(self.run_async(paths))
+        # Called from inside a running event loop (a notebook, Playwright's sync API): run on a thread of its own.
+        with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
+            return pool.submit(asyncio.run, self.run_async(paths)).result()
 
     async def run_async(self, paths: list[Path]) -> Report:
         begin = time.perf_counter()
