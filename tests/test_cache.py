@@ -138,11 +138,14 @@ def test_errors_survive_copy_and_pickle():
 
 def test_engine_runs_inside_a_running_event_loop(tmp_path, make_engine):
     import asyncio
+    from concurrent.futures import ThreadPoolExecutor
 
     path = page(tmp_path, "en/a.md", code("print('from a loop')"))
 
     async def inside():
         return make_engine().run([path])
 
-    report = asyncio.run(inside())
+    # A thread of its own: the test session's main thread may already run Playwright's loop.
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        report = pool.submit(asyncio.run, inside()).result()
     assert report.results[0].outputs[0][0]["text"] == "from a loop\n"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -68,7 +69,12 @@ def read_page(path: Path | str, text: str | None = None) -> Page:
 def parse_markdown(text: str, path: Path | str = "<page>") -> nbformat.NotebookNode:
     """The page as a notebook, with stable cell ids so two conversions give the same bytes."""
     try:
-        notebook = jupytext.reads(text, fmt=dict(MD_FORMAT))
+        # jupytext reads fence options with ast; an invalid escape ("\(") only warns there and the value is
+        # kept or dropped depending on the warning filters. Make it always an error, reported below.
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", DeprecationWarning)
+            warnings.simplefilter("error", SyntaxWarning)
+            notebook = jupytext.reads(text, fmt=dict(MD_FORMAT))
     except Exception as error:  # jupytext raises plain ValueError/yaml errors on a broken header
         raise InvalidFrontMatter(path, f"cannot parse the page: {error}") from error
     for index, cell in enumerate(notebook.cells):
@@ -100,6 +106,9 @@ def _check_cell(path: Path, cell, number: int, line: int | None) -> None:
     where = {"cell": number, "line": line}
     if cell.source.lstrip().startswith("%%"):
         raise InvalidCell(path, f"fence becomes the cell magic {cell.source.split()[0]!r} and would run as a script", **where)
+    if "incorrectly_encoded_metadata" in cell.metadata:
+        raise InvalidTags(path, f"cannot read the options on this fence: {cell.metadata['incorrectly_encoded_metadata']!r}"
+                          " (option values are JSON strings: write a backslash as \\\\, e.g. match=\"Error\\\\(s\\\\)\")", **where)
     unknown = set(cell.metadata) - CELL_OPTIONS
     if unknown:
         raise InvalidTags(path, f"unknown cell option(s) {sorted(unknown)}", **where)
