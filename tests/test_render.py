@@ -105,3 +105,11 @@ def test_long_outputs_can_be_folded_by_the_reader(tmp_path):
     assert '<details class="nb-details" open><summary>Output (50 lines)</summary>' in md and "line 49" in md
     short, _ = render(tmp_path, code("print_few()"), [[stream("a\nb\n")]])
     assert "<details" not in short
+
+
+def test_outputs_are_normalised_for_byte_identical_builds():
+    from torchnotes.execute import normalise
+
+    outs = [stream("a\n"), stream("b\n"), stream("/tmp/ipykernel_4242/123456.py:2: UserWarning: w\n", "stderr"),
+            stream("c\n")]
+    assert normalise(outs) == [stream("a\nb\n"), stream("<cell>:2: UserWarning: w\n", "stderr"), stream("c\n")]

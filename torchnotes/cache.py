@@ -19,7 +19,7 @@ from .environment import Environment
 from .errors import CacheCorrupted
 
 SETUP_SOURCE = (Path(__file__).parent / "kernel_setup.py").read_text(encoding="utf-8")
-FORMAT = 1
+FORMAT = 2  # 2: outputs normalised (streams merged, kernel temp files named <cell>)
 
 
 def code_fingerprint(source: str) -> str:

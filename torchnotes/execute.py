@@ -108,10 +108,30 @@ async def execute_page(page: Page, options: Options, display_path: str | None = 
         sockets.cleanup()
     result.seconds = round(time.perf_counter() - begin, 3)
     result.cell_seconds = seconds
-    result.outputs = [[dict(o) for o in cell.get("outputs", [])] for cell in notebook.cells]
+    result.outputs = [normalise([dict(o) for o in cell.get("outputs", [])]) for cell in notebook.cells]
     if result.error is None:
         result.error = _check_expected_errors(shown, cells, result.outputs, lines, options.cuda)
     return result
+
+
+# Warnings name the cell by a file the kernel wrote under its own PID: /tmp/ipykernel_4242/1234567.py:2
+_KERNEL_FILE = re.compile(r"[^\s'\"]*ipykernel_\d+[/\\]\d+\.py")
+
+
+def normalise(outputs: list[dict]) -> list[dict]:
+    """Make two executions give the same bytes: one stream output per run of prints (how the kernel chunks
+    them depends on timing), and no PID-named temporary files in warnings."""
+    merged: list[dict] = []
+    for out in outputs:
+        if out.get("output_type") == "stream":
+            out = dict(out, text=_KERNEL_FILE.sub("<cell>", "".join(out["text"]) if isinstance(out["text"], list) else out["text"]))
+            if merged and merged[-1].get("output_type") == "stream" and merged[-1]["name"] == out["name"]:
+                merged[-1] = dict(merged[-1], text=merged[-1]["text"] + out["text"])
+                continue
+        elif out.get("output_type") == "error":
+            out = dict(out, traceback=[_KERNEL_FILE.sub("<cell>", line) for line in out["traceback"]])
+        merged.append(out)
+    return merged
 
 
 def _check_expected_errors(shown, cells, outputs, lines, cuda) -> NotebookError | None:
