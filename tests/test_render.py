@@ -18,7 +18,10 @@ def render(tmp_path, body, outputs, lang="en", cuda=False):
         return name
 
     ctx = RenderContext(lang=lang, device="CPU", cuda=cuda, image_sink=sink, stem="a")
-    return render_markdown(read_page(page(tmp_path, "en/a.md", body)), outputs, ctx), images
+    parsed = read_page(page(tmp_path, "en/a.md", body))
+    # Outputs are stored by cell id; the tests list them in cell order for brevity.
+    by_id = {cell.id: outs for cell, outs in zip(parsed.code_cells, outputs)}
+    return render_markdown(parsed, by_id, ctx), images
 
 
 def stream(text, name="stdout"):

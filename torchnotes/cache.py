@@ -8,32 +8,17 @@ so a truncated or edited entry is detected and executed again, never served.
 from __future__ import annotations
 
 import hashlib
-import io
 import json
 import os
 import tempfile
-import tokenize
 from pathlib import Path
 
 from .environment import Environment
 from .errors import CacheCorrupted
+from .pages import code_fingerprint
 
 SETUP_SOURCE = (Path(__file__).parent / "kernel_setup.py").read_text(encoding="utf-8")
-FORMAT = 2  # 2: outputs normalised (streams merged, kernel temp files named <cell>)
-
-
-def code_fingerprint(source: str) -> str:
-    """The code without comments or blank lines: a translated comment must not re-execute a page."""
-    try:
-        tokens = [
-            (tok.type, tok.string)
-            for tok in tokenize.generate_tokens(io.StringIO(source).readline)
-            if tok.type not in (tokenize.COMMENT, tokenize.NL)
-        ]
-    except (tokenize.TokenError, SyntaxError, IndentationError):
-        # Broken code keeps its text: it will fail at execution with the kernel's own message.
-        return source
-    return json.dumps(tokens, ensure_ascii=False)
+FORMAT = 3  # 2: outputs normalised (streams merged, kernel temp files named <cell>); 3: outputs by cell id
 
 
 def cache_key(code_cells: list, kernel: str, env: Environment) -> str:
@@ -44,6 +29,7 @@ def cache_key(code_cells: list, kernel: str, env: Environment) -> str:
         "env": env.key(),
         "cells": [
             {
+                "id": cell.id,
                 "code": code_fingerprint(cell.source),
                 "tags": sorted(cell.metadata.get("tags", [])),
                 "raises": cell.metadata.get("raises"),

@@ -6,16 +6,16 @@
     python -m torchnotes run PAGE          execute one page and print its cells with their outputs
     python -m torchnotes merge DIR...      merge shard caches into the site's cache
     python -m torchnotes summary           Markdown summary of the last report [--against main's report]
+    python -m torchnotes render [OUT]      execute what the cache lacks and write the publish tree (plain Markdown)
+    python -m torchnotes zensical          render, then build the site with Zensical into site-zensical/
 """
 
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from pathlib import Path
 
-import yaml
 from nbconvert.filters import strip_ansi
 
 from .cache import Cache
@@ -23,34 +23,10 @@ from .cache import merge as merge_caches
 from .checks import check_pairs, check_translations, page_paths, sync_pairs
 from .engine import Engine
 from .environment import probe
-from .errors import NotebookError
-from .mkdocs.config import NotebooksConfig
+from .errors import BuildFailed, NotebookError
 from .pages import read_page
+from .settings import load as load_settings
 from .summary import summary
-
-
-def settings(config_file: Path) -> dict:
-    """The plugin's options from mkdocs.yml, so the CLI and the site build agree."""
-    # The plugin's own defaults, so the two cannot drift apart.
-    found = {name: option.default for name, option in NotebooksConfig._schema}
-    data = yaml.load(config_file.read_text(encoding="utf-8"), Loader=_Loader) or {}
-    docs_dir = data.get("docs_dir", "docs")
-    for plugin in data.get("plugins", []):
-        if isinstance(plugin, dict) and "torchnotes" in plugin:
-            found.update(plugin["torchnotes"] or {})
-    # Relative to where the command runs, so messages name files as the contributor types them.
-    root = Path(os.path.relpath(config_file.resolve().parent))
-    found["root"] = root
-    found["docs_dir"] = root / docs_dir
-    return found
-
-
-class _Loader(yaml.SafeLoader):
-    pass
-
-
-# mkdocs.yml may carry !ENV or !!python tags for other plugins; the CLI only needs plain values.
-_Loader.add_multi_constructor("", lambda loader, suffix, node: None)
 
 
 def parse_shard(text: str) -> tuple[int, int]:
@@ -79,9 +55,16 @@ def main(argv: list[str] | None = None) -> int:
     summ.add_argument("--against", type=Path, help="an earlier report (main's) to list changed outputs")
     merge = sub.add_parser("merge", help="merge cache folders (from shards) into this site's cache")
     merge.add_argument("sources", nargs="+", type=Path)
+    render = sub.add_parser("render", help="write the publish tree: one folder of plain Markdown per language")
+    render.add_argument("out", nargs="?", type=Path, help="default: publish_dir of mkdocs.yml (build/publish)")
+    render.add_argument("--no-execute", action="store_true", help="cache only: a page without cached outputs is an error")
+    render.add_argument("--force", action="store_true", help="execute every page, ignoring the cache")
+    zen = sub.add_parser("zensical", help="render, then build every language with Zensical")
+    zen.add_argument("--site-dir", type=Path, default=Path("site-zensical"))
     args = parser.parse_args(argv)
 
-    cfg = settings(args.config_file)
+    s = load_settings(args.config_file)
+    cfg = {"root": s.root, "docs_dir": s.docs_dir, **{name: getattr(s, name) for name in s.options}}
     docs, langs = cfg["docs_dir"], cfg["languages"]
     notebooks = cfg["root"] / cfg["notebooks_dir"]
     if args.command == "sync":
@@ -113,6 +96,21 @@ def main(argv: list[str] | None = None) -> int:
         return 0
 
     env = probe(cfg["root"] / cfg["requirements"])
+    if args.command in ("render", "zensical"):
+        from .publish import Publisher
+
+        mode = "off" if getattr(args, "no_execute", False) else "force" if getattr(args, "force", False) else None
+        try:
+            published = Publisher(s, env, mode=mode).run(getattr(args, "out", None))
+        except BuildFailed as failed:
+            print(str(failed), file=sys.stderr)
+            return 1
+        print(published.summary_line())
+        if args.command == "zensical":
+            from .zensical import build_all
+
+            return build_all(s, args.config_file, published.out, args.site_dir)
+        return 0
     cache = Cache(cfg["root"] / cfg["cache_dir"])
     if args.command == "run":
         engine = Engine(cache, env, root=cfg["root"], jobs=1, timeout=cfg["timeout"], kernel=cfg["kernel"],
@@ -144,8 +142,8 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _print_page(page, outputs) -> None:
-    code = [c for c in page.notebook.cells if c.cell_type == "code"]
-    for number, (cell, outs) in enumerate(zip(code, outputs), 1):
+    for number, cell in enumerate(page.code_cells, 1):
+        outs = outputs.get(cell.id, [])
         print(f"----- code cell {number} {cell.metadata.get('tags', [])}")
         print(cell.source)
         print("-- output:")

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from .cache import Cache, cache_key
 from .environment import Environment
-from .errors import CacheCorrupted, NotebookError
+from .errors import CacheCorrupted, NotebookError, NotExecuted
 from .execute import Options, execute_page
 from .pages import Page, read_page
 
@@ -26,7 +26,7 @@ class PageResult:
     key: str = ""
     seconds: float = 0.0
     date: str = ""
-    outputs: list = field(default_factory=list, repr=False)
+    outputs: dict = field(default_factory=dict, repr=False)  # cell id -> outputs
     cell_seconds: list = field(default_factory=list, repr=False)
     error: NotebookError | None = None
     note: str = ""
@@ -133,6 +133,12 @@ class Engine:
         to_run: list[tuple[str, list[tuple[str, Page]]]] = []
         for key, group in todo.items():
             body, note = self._lookup(key)
+            if body is None and self.mode == "off":
+                for shown, _ in group:
+                    results[shown].status = "failed"
+                    results[shown].error = NotExecuted(shown, f"no cached outputs (key {key[:12]})")
+                    report(results[shown])
+                continue
             if body is None:
                 to_run.append((key, group))
                 for shown, _ in group:
@@ -180,8 +186,6 @@ class Engine:
             self.log(f"warning: {error.message}")
             self.cache.discard(key)
             return None, "corrupt cache entry replaced"
-        if body is None and self.mode == "off":
-            raise RuntimeError(f"execution is off and the cache has no entry {key[:12]}; build once with execution on")
         return body, ""
 
     @staticmethod

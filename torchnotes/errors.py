@@ -96,6 +96,11 @@ class CacheCorrupted(NotebookError):
     hint = "The entry is ignored and the page executed again; nothing to do."
 
 
+class NotExecuted(NotebookError):
+    hint = ("Execution is off and the cache has no outputs for this page's code: run "
+            "`python -m torchnotes execute` (or `python -m torchnotes merge` the shard caches) first.")
+
+
 class BuildFailed(Exception):
     """Several page errors, reported together so one build shows every broken page."""
 

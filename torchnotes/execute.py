@@ -23,7 +23,7 @@ SETUP_FILE = Path(__file__).parent / "kernel_setup.py"
 
 @dataclass
 class Execution:
-    outputs: list[list[dict]] = field(default_factory=list)
+    outputs: dict[str, list[dict]] = field(default_factory=dict)  # by cell id
     cell_seconds: list[float] = field(default_factory=list)
     seconds: float = 0.0
     error: NotebookError | None = None
@@ -47,11 +47,11 @@ async def execute_page(page: Page, options: Options, display_path: str | None = 
     cells = page.code_cells
     lines = page.lines
     notebook = nbformat.v4.new_notebook(metadata={"kernelspec": {"name": options.kernel, "display_name": "Python 3", "language": "python"}})
-    for index, cell in enumerate(cells):
+    for cell in cells:
         tags = list(cell.metadata.get("tags", []))
         if not runnable(cell, options.cuda) and "skip-execution" not in tags:
             tags.append("skip-execution")
-        notebook.cells.append(nbformat.v4.new_code_cell(cell.source, metadata={"tags": tags}, id=f"cell-{index}"))
+        notebook.cells.append(nbformat.v4.new_code_cell(cell.source, metadata={"tags": tags}, id=cell.id))
 
     started: dict[int, float] = {}
     seconds = [0.0] * len(cells)
@@ -108,7 +108,7 @@ async def execute_page(page: Page, options: Options, display_path: str | None = 
         sockets.cleanup()
     result.seconds = round(time.perf_counter() - begin, 3)
     result.cell_seconds = seconds
-    result.outputs = [normalise([dict(o) for o in cell.get("outputs", [])]) for cell in notebook.cells]
+    result.outputs = {cell.id: normalise([dict(o) for o in cell.get("outputs", [])]) for cell in notebook.cells}
     if result.error is None:
         result.error = _check_expected_errors(shown, cells, result.outputs, lines, options.cuda)
     return result
@@ -135,7 +135,8 @@ def normalise(outputs: list[dict]) -> list[dict]:
 
 
 def _check_expected_errors(shown, cells, outputs, lines, cuda) -> NotebookError | None:
-    for index, (cell, outs) in enumerate(zip(cells, outputs)):
+    for index, cell in enumerate(cells):
+        outs = outputs.get(cell.id, [])
         tags = cell.metadata.get("tags", [])
         if "raises-exception" not in tags or not runnable(cell, cuda):
             continue

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import hashlib
+import io
+import json
 import re
+import tokenize
 import warnings
 from dataclasses import dataclass
 from pathlib import Path
@@ -77,11 +81,33 @@ def parse_markdown(text: str, path: Path | str = "<page>") -> nbformat.NotebookN
             notebook = jupytext.reads(text, fmt=dict(MD_FORMAT))
     except Exception as error:  # jupytext raises plain ValueError/yaml errors on a broken header
         raise InvalidFrontMatter(path, f"cannot parse the page: {error}") from error
+    code = 0
     for index, cell in enumerate(notebook.cells):
-        cell.id = f"cell-{index}"
+        if cell.cell_type == "code":
+            # The one place outputs are tied to cells: a code cell's id carries its number and its code, so an
+            # output stored under it can only ever be shown under the code that produced it.
+            code += 1
+            digest = hashlib.sha256(code_fingerprint(cell.source).encode()).hexdigest()[:8]
+            cell.id = f"code-{code}-{digest}"
+        else:
+            cell.id = f"text-{index}"
         for key in JUPYTEXT_LAYOUT_KEYS:
             cell.metadata.pop(key, None)
     return notebook
+
+
+def code_fingerprint(source: str) -> str:
+    """The code without comments or blank lines: a translated comment must not re-execute a page."""
+    try:
+        tokens = [
+            (tok.type, tok.string)
+            for tok in tokenize.generate_tokens(io.StringIO(source).readline)
+            if tok.type not in (tokenize.COMMENT, tokenize.NL)
+        ]
+    except (tokenize.TokenError, SyntaxError, IndentationError):
+        # Broken code keeps its text: it will fail at execution with the kernel's own message.
+        return source
+    return json.dumps(tokens, ensure_ascii=False)
 
 
 def _check_front_matter(path: Path, text: str, meta: dict) -> None:

@@ -16,37 +16,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import nh3
-from nbconvert.filters import ansi2html
+from nbconvert.filters import ansi2html, strip_ansi
 
 from .execute import runnable
 from .pages import Page
-
-LABELS = {
-    "en": {
-        "needs_cuda": "This cell needs a CUDA device. This build ran on {device}, so it shows no output.",
-        "not_run": "Shown, not executed.",
-        "expected_error": "Expected error",
-        "output": "Output",
-        "long_output": "Output ({lines} lines)",
-        "code": "Code",
-        "provenance": "Outputs generated with PyTorch {torch} on {device} · Python {python} · {date} · {seconds}",
-        "download": "Download notebook",
-        "colab": "Open in Colab",
-        "seconds": "{:.1f} s",
-    },
-    "zh": {
-        "needs_cuda": "此单元需要 CUDA 设备。本次构建运行在 {device} 上，因此没有输出。",
-        "not_run": "仅展示，未执行。",
-        "expected_error": "预期的错误",
-        "output": "输出",
-        "long_output": "输出（{lines} 行）",
-        "code": "代码",
-        "provenance": "输出由 PyTorch {torch} 在 {device} 上生成 · Python {python} · {date} · {seconds}",
-        "download": "下载 notebook",
-        "colab": "在 Colab 中打开",
-        "seconds": "{:.1f} 秒",
-    },
-}
+from .strings import strings
 
 # Tracebacks name files inside this machine's site-packages; readers need the package path, not ours.
 _SITE = re.compile(r"(?:/[^\s:'\"]+)?/(?:lib/python\d\.\d+/)?site-packages/")
@@ -54,6 +28,7 @@ _PREFIXES = sorted({sys.prefix, sys.base_prefix, str(Path.home())}, key=len, rev
 
 ImageSink = Callable[[str, bytes], str]
 LONG_OUTPUT = 30  # lines; longer outputs get a fold the reader can close
+LONG_TRACEBACK = 25  # lines; longer tracebacks show the cell's frames and the error, the rest behind a fold
 
 
 @dataclass
@@ -65,22 +40,20 @@ class RenderContext:
     stem: str = "page"
 
 
-def render_markdown(page: Page, outputs: list[list[dict]], ctx: RenderContext) -> str:
-    """The page's own cells (its prose and its code) with the outputs of the matching code cells."""
-    labels = LABELS.get(ctx.lang, LABELS["en"])
+
+def render_markdown(page: Page, outputs: dict[str, list[dict]], ctx: RenderContext) -> str:
+    """The page's own cells (its prose and its code), each code cell followed by the outputs stored under its id."""
+    labels = strings(ctx.lang)
     parts: list[str] = []
-    code_index = 0
     for cell in page.notebook.cells:
         if cell.cell_type != "code":
             parts.append(cell.source)
             continue
-        outs = outputs[code_index] if code_index < len(outputs) else []
-        code_index += 1
-        parts.append(_render_code_cell(cell, outs, code_index, ctx, labels))
+        parts.append(_render_code_cell(cell, outputs.get(cell.id, []), ctx, labels))
     return "\n\n".join(p for p in parts if p) + "\n"
 
 
-def _render_code_cell(cell, outs: list[dict], number: int, ctx: RenderContext, labels: dict) -> str:
+def _render_code_cell(cell, outs: list[dict], ctx: RenderContext, labels: dict) -> str:
     tags = cell.metadata.get("tags", [])
     if "remove-cell" in tags:
         return ""
@@ -98,7 +71,7 @@ def _render_code_cell(cell, outs: list[dict], number: int, ctx: RenderContext, l
         return "\n\n".join(blocks)
     if "remove-output" in tags:
         return "\n\n".join(blocks)
-    rendered = [r for r in (_render_output(o, f"{ctx.stem}-{number}-{i}", ctx, labels) for i, o in enumerate(outs)) if r]
+    rendered = [r for r in (_render_output(o, f"{ctx.stem}-{cell.id}-{i}", ctx, labels) for i, o in enumerate(outs)) if r]
     if rendered:
         body = "\n".join(rendered)
         lines = sum(_text(o.get("text", "")).count("\n") + len(o.get("traceback", [])) for o in outs)
@@ -108,7 +81,8 @@ def _render_code_cell(cell, outs: list[dict], number: int, ctx: RenderContext, l
             # Long outputs stay open but can be folded away by the reader.
             summary = html.escape(labels["long_output"].format(lines=lines))
             body = f'<details class="nb-details" open><summary>{summary}</summary>\n{body}\n</details>'
-        blocks.append(f'<div class="nb-output">\n{body}\n</div>')
+        # Outputs are what the code printed: the search index gets the prose and the code, not the numbers.
+        blocks.append(f'<div class="nb-output" data-search-exclude>\n{body}\n</div>')
     return "\n\n".join(blocks)
 
 
@@ -118,12 +92,32 @@ def _render_output(out: dict, name: str, ctx: RenderContext, labels: dict) -> st
         css = "nb-stderr" if out.get("name") == "stderr" else "nb-stdout"
         return _pre(_text(out.get("text", "")), css)
     if kind == "error":
-        trace = clean_paths("\n".join(out.get("traceback", [])))
-        caption = f'<span class="nb-error-label">{html.escape(labels["expected_error"])}</span>'
-        return f'<pre class="nb-error" tabindex="0">{caption}{ansi2html(trace)}</pre>'
+        return _render_error(out.get("traceback", []), labels)
     if kind in ("execute_result", "display_data"):
         return _render_data(out.get("data", {}), name, ctx)
     return ""
+
+
+def _render_error(frames: list[str], labels: dict) -> str:
+    """A traceback with the frames inside libraries folded away: the reader needs the cell's line and the error.
+
+    IPython's traceback is a list: a rule, the exception heading, one entry per frame, then the error line.
+    """
+    caption = f'<span class="nb-error-label">{html.escape(labels["expected_error"])}</span>'
+    full = ansi2html(clean_paths("\n".join(frames)))
+    lines = full.count("\n") + 1
+    head, body, tail = frames[:2], frames[2:-1], frames[-1:]
+    if lines <= LONG_TRACEBACK or len(body) < 3:
+        return f'<pre class="nb-error" tabindex="0">{caption}{full}</pre>'
+    cell_frames = [f for f in body if strip_ansi(f).startswith("Cell In")] or body[:1]
+    kept = cell_frames + [body[-1]] if body[-1] not in cell_frames else cell_frames
+    hidden = len(body) - len(kept)
+    note = "\x1b[2m" + labels["frames_hidden"].format(count=hidden) + "\x1b[0m"
+    short = head + cell_frames + ([note] if hidden else []) + [f for f in kept if f not in cell_frames] + tail
+    summary = html.escape(labels["full_traceback"].format(lines=lines))
+    return (f'<pre class="nb-error" tabindex="0">{caption}{ansi2html(clean_paths(chr(10).join(short)))}</pre>\n'
+            f'<details class="nb-details nb-traceback"><summary>{summary}</summary>\n'
+            f'<pre class="nb-error" tabindex="0">{full}</pre>\n</details>')
 
 
 def _render_data(data: dict, name: str, ctx: RenderContext) -> str:

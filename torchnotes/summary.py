@@ -48,9 +48,13 @@ def changed_outputs(pages: list[dict], before: list[dict], cache: Cache) -> list
         if then is None:
             changed.append((page["page"], "code changed; main's outputs are not in the cache to compare"))
             continue
-        cells = [i + 1 for i, (a, b) in enumerate(zip(now["outputs"], then["outputs"])) if a != b]
-        if len(now["outputs"]) != len(then["outputs"]):
-            changed.append((page["page"], f"{len(then['outputs'])} → {len(now['outputs'])} code cells"))
-        elif cells:
-            changed.append((page["page"], "code cells " + ", ".join(map(str, cells))))
+        # Cell ids carry the cell's number and code: an id on one side only is a cell added, removed or edited.
+        cells = sorted(set(now["outputs"]) | set(then["outputs"]), key=_number)
+        differ = [c for c in cells if now["outputs"].get(c) != then["outputs"].get(c)]
+        if differ:
+            changed.append((page["page"], "code cells " + ", ".join(sorted({str(_number(c)) for c in differ}, key=int))))
     return changed
+
+
+def _number(cell_id: str) -> int:
+    return int(cell_id.split("-")[1])

@@ -1,0 +1,219 @@
+"""The publish step: pages and their execution results become one tree of plain Markdown per language.
+
+    <out>/<lang>/<page>.md                  the page: prose, code, each code cell's outputs right under it
+    <out>/<lang>/<page>/<page>.ipynb        the executed notebook (download link under the title)
+    <out>/<lang>/<page>/<image>.png         images the cells drew
+    <out>/<lang>/assets/...                 everything under docs/ that is not a page (CSS, JS, fonts)
+
+Any generator that reads Markdown with Material's extensions builds this tree (MkDocs + Material, Zensical):
+assets sit in a folder named after the page, which is the page's own URL under directory URLs, so a bare
+file name links from the page in every generator. Nothing here imports a generator. A file whose bytes
+did not change is not rewritten, so a generator's own incremental build sees only real changes.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import shutil
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import nbformat
+import yaml
+
+from .cache import Cache
+from .checks import as_paired, check_translations, notebook_text, page_paths, paired_notebook
+from .engine import Engine, PageResult, Report
+from .environment import Environment
+from .errors import BuildFailed, NotebookError
+from .pages import Page
+from .render import RenderContext, render_markdown
+from .report import REPORT_MARKER, report_markdown
+from .settings import Settings
+from .strings import strings
+
+# Front matter the generators read; the rest (timeout) is the engine's business.
+PUBLISHED_META = ("title", "description")
+
+
+@dataclass
+class Published:
+    report: Report
+    out: Path
+    written: list[Path] = field(default_factory=list)
+    removed: list[Path] = field(default_factory=list)
+    notebooks: list[Path] = field(default_factory=list)  # paired notebooks under notebooks/ brought in sync
+    kept: int = 0
+
+    def summary_line(self) -> str:
+        return (f"published {len(self.written)} changed file(s), kept {self.kept}, removed {len(self.removed)}; "
+                f"{len(self.notebooks)} notebook(s) synced")
+
+
+class Publisher:
+    def __init__(self, settings: Settings, env: Environment, *, mode: str | None = None, jobs: int | None = None,
+                 log: Callable[[str], None] = print):
+        self.settings = settings
+        self.env = env
+        self.log = log
+        self.engine = Engine(
+            Cache(settings.path("cache_dir")), env, root=settings.root, jobs=jobs or settings.jobs or None,
+            timeout=settings.timeout, kernel=settings.kernel, memory_limit_mb=settings.memory_limit_mb,
+            mode=mode or settings.execute, log=log,
+        )
+
+    def pages(self) -> list[Path]:
+        return [p for lang in self.settings.languages for p in page_paths(self.settings.docs_dir, lang)]
+
+    def run(self, out: Path | None = None, *, sync: bool = True) -> Published:
+        """Check, execute what the cache lacks, and write the tree; raises BuildFailed listing every broken page."""
+        s = self.settings
+        out = Path(out) if out is not None else s.path("publish_dir")
+        errors: list[NotebookError] = check_translations(s.docs_dir, s.languages)
+        if errors:
+            raise BuildFailed(errors)
+        report = self.engine.run(self.pages())
+        self.log(report.summary_line())
+        if report.failures:
+            raise BuildFailed(report.failures)
+        result = Published(report, out)
+        if sync:
+            result.notebooks = self._sync_notebooks(report.results)
+        wanted: set[Path] = set()
+        for page_result in report.results:
+            self._publish_page(page_result, report, out, wanted, result)
+        for lang in s.languages:
+            self._copy_assets(out / lang, wanted, result)
+        for stale in sorted(p for p in out.rglob("*") if p.is_file() and p not in wanted):
+            stale.unlink()
+            result.removed.append(stale)
+        result.kept = len(wanted) - len(result.written)
+        return result
+
+    # ------------------------------------------------------------------------------------------------
+
+    def _publish_page(self, result: PageResult, report: Report, out: Path, wanted: set[Path], published: Published):
+        s = self.settings
+        page = result.source
+        source = Path(page.path)
+        rel = source.relative_to(s.docs_dir)
+        lang, rel_in_lang = rel.parts[0], Path(*rel.parts[1:])
+        target = out / rel
+        assets = target.parent if target.stem == "index" else target.parent / target.stem
+        stem = target.stem
+
+        def write(path: Path, data: bytes) -> None:
+            wanted.add(path)
+            if write_if_changed(path, data):
+                published.written.append(path)
+
+        def image(name: str, raw: bytes) -> str:
+            write(assets / name, raw)
+            return name
+
+        ctx = RenderContext(lang=lang, device=self.env.device, cuda=self.env.cuda, image_sink=image, stem=stem)
+        body = render_markdown(page, result.outputs, ctx)
+        if REPORT_MARKER in body:
+            body = body.replace(REPORT_MARKER, report_markdown(report, lang, s.root, s.docs_dir))
+        if result.status != "static":
+            write(assets / f"{stem}.ipynb", notebook_text(executed_notebook(page, result.outputs)).encode())
+            body = _after_title(body, self._provenance(result, lang, stem, rel_in_lang))
+        write(target, (front_matter(page) + body).encode())
+
+    def _provenance(self, result: PageResult, lang: str, stem: str, rel_in_lang: Path) -> str:
+        w = strings(lang)
+        env = self.env
+        line = w["provenance"].format(torch=env.torch, device=env.device, python=env.python, date=result.date,
+                                      seconds=w["seconds"].format(result.run_seconds))
+        links = [f'<a href="{stem}.ipynb" download>{w["download"]}</a>']
+        s = self.settings
+        if s.github_repo:
+            notebook = Path(s.notebooks_dir) / lang / rel_in_lang.with_suffix(".ipynb")
+            colab = f"https://colab.research.google.com/github/{s.github_repo}/blob/{s.branch}/{notebook.as_posix()}"
+            links.append(f'<a href="{colab}" rel="noopener">{w["colab"]}</a>')
+        return f'<p class="nb-provenance">{line} · {" · ".join(links)}</p>'
+
+    def _sync_notebooks(self, results: list[PageResult]) -> list[Path]:
+        """Keep notebooks/ paired with the pages as they are now: a contributor never runs `sync` by hand."""
+        s = self.settings
+        notebooks = s.path("notebooks_dir")
+        changed = []
+        for result in results:
+            paired = paired_notebook(result.source.path, s.docs_dir, notebooks)
+            if result.status == "static":
+                if paired.exists():
+                    paired.unlink()
+                    changed.append(paired)
+                continue
+            if write_if_changed(paired, notebook_text(as_paired(result.source.notebook)).encode()):
+                changed.append(paired)
+        return changed
+
+    def _copy_assets(self, lang_out: Path, wanted: set[Path], published: Published) -> None:
+        """Files under docs/ that are not pages: shared ones (docs/assets) go into every language's tree."""
+        s = self.settings
+        lang = lang_out.name
+        roots = [(s.docs_dir / lang, lang_out)]
+        roots += [(p, lang_out / p.name) for p in sorted(s.docs_dir.iterdir())
+                  if p.is_dir() and p.name not in s.languages]
+        for src_root, dst_root in roots:
+            for src in sorted(src_root.rglob("*")):
+                if src.is_file() and src.suffix != ".md":
+                    dst = dst_root / src.relative_to(src_root)
+                    wanted.add(dst)
+                    if copy_if_changed(src, dst):
+                        published.written.append(dst)
+
+
+def executed_notebook(page: Page, outputs: dict[str, list[dict]]) -> nbformat.NotebookNode:
+    """The page as a notebook with its outputs, each under the cell whose id it was stored by."""
+    notebook = as_paired(page.notebook)
+    count = 0
+    for cell in notebook.cells:
+        if cell.cell_type != "code" or not outputs.get(cell.id):
+            continue
+        count += 1
+        cell.execution_count = count
+        cell.outputs = [nbformat.from_dict(o) for o in outputs[cell.id]]
+        for out in cell.outputs:
+            if "execution_count" in out:
+                out.execution_count = count
+    return notebook
+
+
+def front_matter(page: Page) -> str:
+    meta = {k: page.meta[k] for k in PUBLISHED_META if k in page.meta}
+    return "---\n" + yaml.safe_dump(meta, allow_unicode=True, sort_keys=False, width=1000) + "---\n\n"
+
+
+def write_if_changed(path: Path, data: bytes) -> bool:
+    try:
+        if path.read_bytes() == data:
+            return False
+    except FileNotFoundError:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.tmp")
+    tmp.write_bytes(data)
+    tmp.replace(path)
+    return True
+
+
+def copy_if_changed(src: Path, dst: Path) -> bool:
+    if dst.exists() and dst.stat().st_size == src.stat().st_size and _digest(dst) == _digest(src):
+        return False
+    dst.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(src, dst)
+    return True
+
+
+def _digest(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def _after_title(markdown: str, line: str) -> str:
+    lines = markdown.split("\n")
+    for index, text in enumerate(lines):
+        if text.startswith("# "):
+            return "\n".join(lines[: index + 1] + ["", line, ""] + lines[index + 1:])
+    return line + "\n\n" + markdown
