@@ -1,4 +1,4 @@
-"""Links to a section of another page use an explicit heading id, the same in both languages.
+"""Links to a section (of another page or the same one) use an explicit heading id, the same in both languages.
 
 Generated slugs differ between generators (MkDocs' toc and Zensical treat `_` and CJK differently), so a
 link such as `sampling-loading.md#collate_fn-turning-...` breaks when the generator changes. A heading
@@ -13,7 +13,8 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"
 LANGS = ("en", "zh")
-LINK = re.compile(r"\]\(([^()\s]+?\.md)#([^()\s]+)\)")
+# The page part is empty for a link within the same page: [map_location](#map-location).
+LINK = re.compile(r"\]\(((?:[^()\s#]+?\.md)?)#([^()\s]+)\)")
 HEADING_ID = re.compile(r"^#{1,6}\s.*\{[^}]*#([^\s}]+)[^}]*\}\s*$")
 ASCII_ID = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
 
@@ -45,7 +46,8 @@ def anchor_links(lang: str) -> list[tuple[str, str, str]]:
     for page in sorted(root.rglob("*.md")):
         text = "\n".join(prose_lines(page))
         for target, anchor in LINK.findall(text):
-            resolved = (page.parent / target).resolve().relative_to(root.resolve()).as_posix()
+            linked = page.parent / target if target else page
+            resolved = linked.resolve().relative_to(root.resolve()).as_posix()
             links.append((page.relative_to(root).as_posix(), resolved, anchor))
     return links
 
@@ -55,11 +57,15 @@ def test_the_pattern_reads_links_and_explicit_ids(tmp_path):
     page = tmp_path / "p.md"
     page.write_text(
         "## collate_fn: a batch {#collate-fn}\n## Plain heading\n```python\n## not {#a-heading}\n```\n"
-        "See [x](other.md#collate-fn) and [y](../a/b.md#plain-heading).\n",
+        "See [x](other.md#collate-fn), [y](../a/b.md#plain-heading), [z](#collate-fn), [w](https://e.org/#top).\n",
         encoding="utf-8",
     )
     assert explicit_ids(page) == {"collate-fn"}
-    assert LINK.findall("\n".join(prose_lines(page))) == [("other.md", "collate-fn"), ("../a/b.md", "plain-heading")]
+    assert LINK.findall("\n".join(prose_lines(page))) == [
+        ("other.md", "collate-fn"),
+        ("../a/b.md", "plain-heading"),
+        ("", "collate-fn"),
+    ]
 
 
 @pytest.mark.parametrize("lang", LANGS)
