@@ -8,8 +8,11 @@ from pathlib import Path
 import jupytext
 import nbformat
 
-from .errors import MissingTranslation, NotebookError, PairOutOfSync
+from .errors import MissingTranslation, NotebookError, PairOutOfSync, UntranslatedPage
 from .pages import parse_markdown
+
+# Written into the non-English twin of an imported page (scripts/import_tutorial.py) until it is translated.
+TRANSLATE_MARKER = "<!-- torchnotes: to translate -->"
 
 KERNELSPEC = {"name": "python3", "display_name": "Python 3", "language": "python"}
 
@@ -31,6 +34,19 @@ def check_translations(docs_dir: Path, langs: list[str]) -> list[MissingTranslat
                     docs_dir / lang / rel,
                     f"missing: the page exists in '{present}' ({docs_dir / present / rel}) but not in '{lang}'",
                 ))
+    return errors
+
+
+def check_untranslated(docs_dir: Path, langs: list[str]) -> list[UntranslatedPage]:
+    """Pages outside the first (source) language that still carry the "to translate" marker."""
+    errors = []
+    for lang in langs[1:]:
+        for page in page_paths(docs_dir, lang):
+            lines = page.read_text(encoding="utf-8").splitlines()
+            for number, line in enumerate(lines, 1):
+                if line.strip() == TRANSLATE_MARKER:
+                    errors.append(UntranslatedPage(page, "not translated yet: the page carries the "
+                                                         f"'{TRANSLATE_MARKER}' marker", line=number))
     return errors
 
 

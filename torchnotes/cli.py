@@ -20,7 +20,7 @@ from nbconvert.filters import strip_ansi
 
 from .cache import Cache
 from .cache import merge as merge_caches
-from .checks import check_pairs, check_translations, page_paths, sync_pairs
+from .checks import check_pairs, check_translations, check_untranslated, page_paths, sync_pairs
 from .engine import Engine
 from .environment import probe
 from .errors import BuildFailed, NotebookError
@@ -72,7 +72,8 @@ def main(argv: list[str] | None = None) -> int:
             print(f"wrote {path}")
         return 0
     if args.command == "check":
-        errors: list[NotebookError] = check_translations(docs, langs) + check_pairs(docs, notebooks, langs)
+        errors: list[NotebookError] = (check_translations(docs, langs) + check_untranslated(docs, langs)
+                                       + check_pairs(docs, notebooks, langs))
         for lang in langs:
             for path in page_paths(docs, lang):
                 try:

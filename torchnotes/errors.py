@@ -59,6 +59,10 @@ class InvalidTags(NotebookError):
     hint = "Use only the cell tags and options listed in CONTRIBUTING.md (e.g. tags=[\"raises-exception\"] raises=\"RuntimeError\")."
 
 
+class UntranslatedPage(NotebookError):
+    hint = "Translate the page (prose, comments and printed labels; code stays the same), then delete the marker line."
+
+
 class InvalidCell(NotebookError):
     hint = "Only ```python fences are executed. Show shell commands in a ```console fence."
 
