@@ -24,6 +24,7 @@ from .checks import check_pairs, check_translations, page_paths, sync_pairs
 from .engine import Engine
 from .environment import probe
 from .errors import NotebookError
+from .glossary import check_terms
 from .mkdocs.config import NotebooksConfig
 from .pages import read_page
 from .summary import summary
@@ -96,6 +97,9 @@ def main(argv: list[str] | None = None) -> int:
                     read_page(path)
                 except NotebookError as error:
                     errors.append(error)
+        if "zh" in langs:
+            # One term per concept on the Chinese pages: the 术语表 in CONTRIBUTING.zh.md.
+            errors += check_terms(page_paths(docs, "zh"), cfg["root"] / "CONTRIBUTING.zh.md")
         for error in errors:
             print(error.message, file=sys.stderr)
         print(f"{len(errors)} problem(s)" if errors else "all pages check out")
