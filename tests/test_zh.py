@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import markdown
 import pytest
 
@@ -107,3 +109,49 @@ def test_cjk_gaps_looks_in_rendered_paragraphs_only(html, found):
 
 def test_cjk_gaps_gives_the_surrounding_text():
     assert cjk_gaps("<p>前面很长的一段文字共享 存储后面的文字</p>", context=2) == ["字共享 存储后"]
+
+
+def _site_markdown():
+    """python-markdown with the extensions and options of mkdocs.yml (the pages' own Markdown dialect)."""
+    import re
+
+    import yaml
+
+    class Loader(yaml.SafeLoader):
+        pass
+
+    Loader.add_multi_constructor("", lambda loader, suffix, node: None)
+    root = Path(__file__).resolve().parent.parent
+    config = yaml.load((root / "mkdocs.yml").read_text(encoding="utf-8"), Loader=Loader)
+    names, options = [], {}
+    for item in config["markdown_extensions"]:
+        name, opts = next(iter(item.items())) if isinstance(item, dict) else (item, None)
+        names.append(name)
+        options[name] = dict(opts or {})
+    options["pymdownx.snippets"]["base_path"] = [str(root / "benchmarks")]
+
+    def convert(text: str) -> str:
+        text = re.sub(r"\A---\n.*?\n---\n", "", text, flags=re.S)
+        # jupytext's cell options after the language are not superfences syntax.
+        text = re.sub(r"(?m)^(\s*```+python)\b.*$", r"\1", text)
+        return markdown.Markdown(extensions=names, extension_configs=options).convert(text)
+
+    return root, convert
+
+
+def test_every_page_renders_without_cjk_gaps_once_joined():
+    """The check the publish step relies on: after join_cjk_lines no page (zh, or en with CJK) has a gap,
+    and joining changed only whitespace (code blocks byte for byte)."""
+    import re
+
+    root, convert = _site_markdown()
+    problems = []
+    for path in sorted((root / "docs").rglob("*.md")):
+        source = path.read_text(encoding="utf-8")
+        before, after = convert(source), convert(join_cjk_lines(source))
+        if "".join(before.split()) != "".join(after.split()):
+            problems.append(f"{path}: joining changed more than whitespace")
+        if re.findall(r"<pre.*?</pre>", before, flags=re.S) != re.findall(r"<pre.*?</pre>", after, flags=re.S):
+            problems.append(f"{path}: joining changed a code block")
+        problems += [f"{path}: {gap!r}" for gap in cjk_gaps(after)]
+    assert problems == []
