@@ -155,3 +155,25 @@ def test_every_page_renders_without_cjk_gaps_once_joined():
             problems.append(f"{path}: joining changed a code block")
         problems += [f"{path}: {gap!r}" for gap in cjk_gaps(after)]
     assert problems == []
+
+
+def test_chinese_figure_text_renders_without_missing_glyphs(tmp_path, make_engine):
+    """kernel_setup lets matplotlib fall back to the CJK font scripts/setup.sh installs."""
+    from helpers import code, page
+
+    path = page(tmp_path, "zh/a.md", code("""
+        import warnings
+        import matplotlib.pyplot as plt
+        warnings.simplefilter("always")
+        fig, ax = plt.subplots(figsize=(3, 2))
+        ax.plot([0, 1], [1, 0], label="损失")
+        ax.set_title("学习率：每一步（epoch）")
+        ax.set_xlabel("步幅")
+        ax.legend()
+        plt.show()
+    """), title="图")
+    result = make_engine().run([path]).results[0]
+    outputs = result.outputs[0]
+    assert any("image/png" in o.get("data", {}) for o in outputs)
+    streams = "".join(o.get("text", "") for o in outputs if o["output_type"] == "stream")
+    assert "missing from font" not in streams and "findfont" not in streams, streams
