@@ -24,6 +24,7 @@ from .checks import check_pairs, check_translations, check_untranslated, page_pa
 from .engine import Engine
 from .environment import probe
 from .errors import BuildFailed, NotebookError
+from .glossary import check_terms
 from .pages import read_page
 from .settings import load as load_settings
 from .summary import summary
@@ -80,6 +81,10 @@ def main(argv: list[str] | None = None) -> int:
                     read_page(path)
                 except NotebookError as error:
                     errors.append(error)
+        glossary = cfg["root"] / "CONTRIBUTING.zh.md"
+        if "zh" in langs and glossary.exists():
+            # One term per concept on the Chinese pages: the 术语表 in CONTRIBUTING.zh.md.
+            errors += check_terms(page_paths(docs, "zh"), glossary)
         for error in errors:
             print(error.message, file=sys.stderr)
         print(f"{len(errors)} problem(s)" if errors else "all pages check out")

@@ -15,6 +15,12 @@ def _torchnotes_setup():
         matplotlib = None
     if matplotlib is not None:
         matplotlib.rcParams.update({"figure.dpi": 100, "savefig.dpi": 100, "svg.hashsalt": "torchnotes"})
+        # Latin text keeps DejaVu Sans; Chinese titles and labels fall back glyph by glyph to Noto Sans CJK
+        # (scripts/setup.sh installs it). Only when present: a missing family would log on every figure.
+        from matplotlib import font_manager
+
+        if any(font.name == "Noto Sans CJK SC" for font in font_manager.fontManager.ttflist):
+            matplotlib.rcParams["font.family"] = ["DejaVu Sans", "Noto Sans CJK SC"]
         shell = get_ipython()  # noqa: F821
         shell.run_line_magic("config", "InlineBackend.figure_formats = ['png']")
         # No 'Software' chunk: the PNG bytes depend only on the picture.
