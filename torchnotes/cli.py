@@ -1,7 +1,7 @@
 """Command line: the same engine as the MkDocs build, without MkDocs.
 
     python -m torchnotes sync              write notebooks/ from the pages
-    python -m torchnotes check             translations, pairs, front matter and tags
+    python -m torchnotes check             translations, pairs, front matter, tags and safe prose
     python -m torchnotes execute [PAGES]   execute (with the cache) and write the report
     python -m torchnotes run PAGE          execute one page and print its cells with their outputs
     python -m torchnotes merge DIR...      merge shard caches into the site's cache
@@ -26,6 +26,7 @@ from .environment import probe
 from .errors import NotebookError
 from .mkdocs.config import NotebooksConfig
 from .pages import read_page
+from .safety import check_prose
 from .summary import summary
 
 
@@ -66,7 +67,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("-f", "--config-file", type=Path, default=Path("mkdocs.yml"))
     sub = parser.add_subparsers(dest="command", required=True)
     sub.add_parser("sync", help="write every paired notebook from its page")
-    sub.add_parser("check", help="translations, notebook pairs, front matter and tags")
+    sub.add_parser("check", help="translations, notebook pairs, front matter, tags and safe prose")
     ex = sub.add_parser("execute", help="execute pages through the cache")
     ex.add_argument("pages", nargs="*", type=Path)
     ex.add_argument("--force", action="store_true", help="ignore the cache")
@@ -93,7 +94,7 @@ def main(argv: list[str] | None = None) -> int:
         for lang in langs:
             for path in page_paths(docs, lang):
                 try:
-                    read_page(path)
+                    errors += check_prose(path, read_page(path))
                 except NotebookError as error:
                     errors.append(error)
         for error in errors:

@@ -96,6 +96,10 @@ class CacheCorrupted(NotebookError):
     hint = "The entry is ignored and the page executed again; nothing to do."
 
 
+class UnsafeProse(NotebookError):
+    hint = "Prose may not run scripts or load anything from other hosts; see 'Safe prose' in CONTRIBUTING.md."
+
+
 class BuildFailed(Exception):
     """Several page errors, reported together so one build shows every broken page."""
 
