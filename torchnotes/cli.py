@@ -5,12 +5,14 @@
     python -m torchnotes execute [PAGES]   execute (with the cache) and write the report
     python -m torchnotes run PAGE          execute one page and print its cells with their outputs
     python -m torchnotes merge DIR...      merge shard caches into the site's cache
+    python -m torchnotes shards --count N  split the pages into N shards balanced by the last report [--json]
     python -m torchnotes summary           Markdown summary of the last report [--against main's report]
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import sys
 from pathlib import Path
@@ -27,6 +29,7 @@ from .errors import NotebookError
 from .mkdocs.config import NotebooksConfig
 from .pages import read_page
 from .safety import check_prose
+from .shards import matrix, plan, previous_durations, split
 from .summary import summary
 
 
@@ -78,6 +81,10 @@ def main(argv: list[str] | None = None) -> int:
     run.add_argument("page", type=Path)
     summ = sub.add_parser("summary", help="Markdown summary of the last report (for CI job summaries)")
     summ.add_argument("--against", type=Path, help="an earlier report (main's) to list changed outputs")
+    shards = sub.add_parser("shards", help="split the pages into balanced shards (the deploy workflow's plan)")
+    shards.add_argument("--count", type=int, required=True, help="number of shards")
+    shards.add_argument("--json", action="store_true", help="a GitHub Actions matrix, on one line")
+    shards.add_argument("--report", type=Path, help="the report whose durations balance the split")
     merge = sub.add_parser("merge", help="merge cache folders (from shards) into this site's cache")
     merge.add_argument("sources", nargs="+", type=Path)
     args = parser.parse_args(argv)
@@ -106,6 +113,8 @@ def main(argv: list[str] | None = None) -> int:
         folder = cfg["root"] / cfg["cache_dir"]
         print(summary(folder / "report.json", Cache(folder), args.against), end="")
         return 0
+    if args.command == "shards":
+        return _shards(args, cfg, [p for lang in langs for p in page_paths(docs, lang)])
     if args.command == "merge":
         copied, damaged = merge_caches(args.sources, cfg["root"] / cfg["cache_dir"])
         for error in damaged:
@@ -132,8 +141,6 @@ def main(argv: list[str] | None = None) -> int:
                     kernel=cfg["kernel"], memory_limit_mb=cfg["memory_limit_mb"],
                     mode="force" if args.force else "auto")
     if args.shard:
-        from .shards import previous_durations, split
-
         report_path = args.report or cache.folder / "report.json"
         pages = split(pages, *args.shard, previous_durations(report_path, cfg["root"]), root=cfg["root"])
     report = engine.run(pages)
@@ -142,6 +149,30 @@ def main(argv: list[str] | None = None) -> int:
     for error in report.failures:
         print(error.message, file=sys.stderr)
     return 1 if report.failures else 0
+
+
+def _shards(args, cfg: dict, pages: list) -> int:
+    if args.count < 1:
+        print(f"--count must be at least 1, got {args.count}", file=sys.stderr)
+        return 2
+    spaced = [str(p) for p in pages if any(c.isspace() for c in str(p))]
+    if spaced:
+        # The matrix passes each shard its pages space-separated.
+        print("page paths may not contain whitespace; rename: " + ", ".join(spaced), file=sys.stderr)
+        return 1
+    report = args.report or cfg["root"] / cfg["cache_dir"] / "report.json"
+    durations = previous_durations(report, cfg["root"])
+    shards = plan(pages, args.count, durations, root=cfg["root"])
+    if args.json:
+        print(json.dumps(matrix(shards), separators=(",", ":")))
+        return 0
+    default = sum(durations.values()) / len(durations) if durations else 1.0
+    for k, shard in enumerate(shards, 1):
+        seconds = sum(durations.get(str(p), default) for p in shard)
+        print(f"shard {k}/{args.count}: {len(shard)} pages, about {seconds:.0f} s")
+        for page in shard:
+            print(f"  {page}")
+    return 0
 
 
 def _print_page(page, outputs) -> None:
