@@ -1,6 +1,8 @@
 """Where the browser tests find Chromium, and that under CI=true a missing browser fails instead of skipping."""
 
+import os
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -63,3 +65,32 @@ def test_setup_installs_what_was_chosen_and_says_so():
     debian, playwright = block.split("else", 1)
     assert "apt-get install -y -qq chromium" in debian and "playwright install" not in debian
     assert "playwright install --with-deps chromium" in playwright and "install -y -qq chromium" not in playwright
+
+
+SKIPPING = '''
+import pytest
+
+@pytest.mark.browser
+def test_needs_a_browser():
+    pytest.skip("no Chromium here")
+
+def test_not_a_browser_test():
+    pytest.skip("nothing to do")
+'''
+
+
+@pytest.mark.parametrize("ci, outcome", [("true", "1 failed, 1 skipped"), ("", "2 skipped")])
+def test_conftest_turns_browser_skips_into_failures_under_ci(tmp_path, ci, outcome):
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "conftest.py").write_text((ROOT / "tests" / "conftest.py").read_text())
+    (tmp_path / "tests" / "test_planted.py").write_text(SKIPPING)
+    (tmp_path / "pytest.ini").write_text("[pytest]\nmarkers =\n    browser: drives Chromium\n")
+    env = {k: v for k, v in os.environ.items() if k != "CI"}
+    if ci:
+        env["CI"] = ci
+    env["PYTHONPATH"] = str(ROOT)
+    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests"], cwd=tmp_path,
+                          env=env, capture_output=True, text=True, timeout=300)
+    assert outcome in done.stdout, done.stdout + done.stderr
+    if ci:
+        assert "no Chromium here" in done.stdout and "Under CI=true the browser tests must run" in done.stdout
