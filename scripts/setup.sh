@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Create .venv and install the pinned requirements (idempotent; fast when nothing changed).
 # Installs Debian's CJK fonts when missing (the zh figures need them). With --browser, also what the browser
-# tests need: Debian's chromium and axe-core from npm.
+# tests need: Chromium (Debian's, or Playwright's on Ubuntu) and axe-core from npm.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if [ ! -x .venv/bin/python ]; then
@@ -17,12 +17,24 @@ if ! fc-list 2>/dev/null | grep -qi "Noto Sans CJK"; then
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq fontconfig fonts-noto-cjk >/dev/null
 fi
 if [ "${1:-}" = "--browser" ]; then
-  if ! command -v chromium >/dev/null || ! fc-list 2>/dev/null | grep -qi "Noto Sans CJK"; then
-    # Never 'playwright install': it downloads a browser; Debian's chromium is used instead.
-    sudo=""
-    if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi
-    $sudo apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq chromium fonts-noto-cjk >/dev/null
+  sudo=""
+  if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi
+  # Debian's chromium where apt has a real .deb of it; Playwright's own build on Ubuntu runners, whose apt
+  # chromium is a snap transitional package (scripts/browser_source.sh decides).
+  browser_from="$(bash scripts/browser_source.sh)"
+  echo "setup.sh: Chromium for the browser tests from: $browser_from"
+  if [ "$browser_from" = "debian" ]; then
+    if ! command -v chromium >/dev/null || ! fc-list 2>/dev/null | grep -qi "Noto Sans CJK"; then
+      $sudo apt-get update -qq
+      DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq chromium fonts-noto-cjk >/dev/null
+    fi
+  else
+    if ! fc-list 2>/dev/null | grep -qi "Noto Sans CJK"; then
+      $sudo apt-get update -qq
+      DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq fonts-noto-cjk >/dev/null
+    fi
+    # Downloads Chromium and its system libraries: only where no Debian chromium is to be had.
+    .venv/bin/python -m playwright install --with-deps chromium
   fi
   npm ci --no-audit --no-fund --loglevel=error
 fi

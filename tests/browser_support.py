@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import http.server
+import os
 import re
 import threading
 import time
@@ -12,11 +13,32 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlsplit
 
-CHROMIUM = "/usr/bin/chromium"
+import pytest
+
+CHROMIUM = "/usr/bin/chromium"  # Debian's; Ubuntu runners get Playwright's own build (scripts/browser_source.sh)
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
                  "--no-first-run", "--disable-sync"]
 LANGS = ("en", "zh")  # the default language first: it is served at the root, the others under /<lang>/
 SITEMAP_NS = {"sm": "http://www.sitemaps.org/schemas/sitemap/0.9"}
+
+
+# --- the browser ------------------------------------------------------------------------------------------
+
+def find_chromium(playwright_path: str | None, debian: str = CHROMIUM) -> str | None:
+    """Debian's chromium if installed, else the build `playwright install chromium` put in place, else None."""
+    for candidate in (debian, playwright_path):
+        if candidate and Path(candidate).is_file():
+            return candidate
+    return None
+
+
+def skip_or_fail(reason: str, allow_module_level: bool = False) -> None:
+    """Skip where a developer lacks the browser; fail under CI=true (set by the CI runner), where a skipped
+    browser test would pass the build without checking anything."""
+    if os.environ.get("CI", "").lower() == "true":
+        pytest.fail(f"{reason}. Under CI=true the browser tests must run, not skip: "
+                    "run 'bash scripts/setup.sh --browser' in the workflow before the tests.", pytrace=False)
+    pytest.skip(reason, allow_module_level=allow_module_level)
 
 
 # --- the site ---------------------------------------------------------------------------------------------

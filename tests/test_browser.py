@@ -23,10 +23,12 @@ from browser_support import (
     Recorder,
     SiteServer,
     effective_contrast,
+    find_chromium,
     hex_color,
     in_lang,
     page_lang,
     site_pages,
+    skip_or_fail,
     strip_lang,
     visit_all,
 )
@@ -38,7 +40,10 @@ VIEWPORT = {"width": 1280, "height": 900}
 
 pytestmark = pytest.mark.browser
 
-playwright_sync = pytest.importorskip("playwright.sync_api")
+try:
+    import playwright.sync_api as playwright_sync
+except ImportError:
+    skip_or_fail("Playwright is not installed (pip install -r requirements.txt)", allow_module_level=True)
 
 
 # --- fixtures ---------------------------------------------------------------------------------------------
@@ -70,10 +75,12 @@ def server(site_dir):
 
 @pytest.fixture(scope="session")
 def browser():
-    if not Path(CHROMIUM).exists():
-        pytest.skip(f"no Chromium at {CHROMIUM} (scripts/setup.sh --browser installs it)")
     with playwright_sync.sync_playwright() as p:
-        chromium = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+        executable = find_chromium(p.chromium.executable_path)
+        if executable is None:
+            skip_or_fail(f"no Chromium at {CHROMIUM} nor at {p.chromium.executable_path} "
+                         "(scripts/setup.sh --browser installs one)")
+        chromium = p.chromium.launch(executable_path=executable, args=CHROMIUM_ARGS, headless=True)
         yield chromium
         chromium.close()
 
@@ -470,7 +477,7 @@ AXE_PAGES = ["", "tensors/gather-scatter/", "losses/cross-entropy/", "report/"]
 @pytest.mark.parametrize("lang", LANGS)
 def test_accessibility(tab, lang):
     if not AXE.exists():
-        pytest.skip("axe-core is not installed (npm ci)")
+        skip_or_fail("axe-core is not installed (npm ci)")
     source = AXE.read_text(encoding="utf-8")
     page = tab.page
     problems = []

@@ -1,48 +1,58 @@
-"""The pull request's job summary: counts, failures, and the pages whose outputs changed compared with main."""
+"""The pull request's job summary, from real reports: the fixture site's pages executed by the engine, then
+executed again after edits, as main's run and a pull request's run would be."""
 
 import json
 
-from torchnotes.cache import Cache
+from helpers import code, page
+
+from torchnotes.checks import page_paths
 from torchnotes.summary import summary
 
-ENV = {"torch": "2.13.0+cpu", "device": "CPU", "python": "3.11.7"}
+
+def pages_of(site):
+    return [p for lang in ("en", "zh") for p in page_paths(site / "docs", lang)]
 
 
-def report(path, pages):
-    path.write_text(json.dumps({"env": ENV, "kernels": 1, "seconds": 3.0, "pages": pages}))
-    return path
+def test_summary_of_real_reports(fixture_site, make_engine, env, tmp_path):
+    site = fixture_site
+    # main: every page of the fixture site, executed into a cache in tmp_path.
+    main = make_engine().run(pages_of(site))
+    assert not main.failures, [e.message for e in main.failures]
+    main.write(tmp_path / "main.json")
+    cache = make_engine().cache
+    first = summary(tmp_path / "main.json", cache, tmp_path / "main.json")
+    # 6 pages; en and zh demo share their code: one kernel runs it, the other page reads the stored result.
+    assert "### Pages: 6 · run 1 · cached 1 · failed 0" in first, first
+    assert f"PyTorch {env.torch} · {env.device}" in first and "· 1 kernels ·" in first
+    assert "None: every page shows the same outputs as on main." in first
 
+    # The pull request: en/demo's printed sum changes; zh/demo's code changes but prints the same
+    # (explicit dtype); a new page; and a page that fails.
+    en, zh = site / "docs/en/demo.md", site / "docs/zh/demo.md"
+    text = en.read_text(encoding="utf-8")
+    assert "torch.arange(4).sum()" in text
+    en.write_text(text.replace("torch.arange(4).sum()", "torch.arange(5).sum()"), encoding="utf-8")
+    zh_text = zh.read_text(encoding="utf-8")
+    assert "torch.ones(2)\n" in zh_text
+    zh.write_text(zh_text.replace("torch.ones(2)\n", "torch.ones(2, dtype=torch.float32)\n", 1), encoding="utf-8")
+    new = page(site / "docs", "en/new.md", code("print('hello')"))
+    broken = page(site / "docs", "en/broken.md", code("raise RuntimeError('boom')"))
+    pr = make_engine().run(pages_of(site))
+    pr.write(tmp_path / "pr.json")
+    statuses = {r.page: r.status for r in pr.results}
+    assert statuses["site-src/docs/en/demo.md"] == "run" and statuses["site-src/docs/zh/demo.md"] == "run"
 
-def row(page, key, status="cached", error=None):
-    return {"page": page, "key": key, "status": status, "error": error}
-
-
-def out(text):
-    return {"outputs": [[{"output_type": "stream", "name": "stdout", "text": text}]]}
-
-
-def test_changed_outputs_against_main(tmp_path):
-    cache = Cache(tmp_path / "cache")
-    for key, text in {"a1": "1\n", "b1": "2\n", "b2": "2\n", "c1": "3\n", "c2": "4\n"}.items():
-        cache.put(key, out(text))
-    main = report(tmp_path / "main.json", [row("a.md", "a1"), row("b.md", "b1"), row("c.md", "c1")])
-    pr = report(tmp_path / "pr.json", [
-        row("a.md", "a1"),                  # untouched
-        row("b.md", "b2", "run"),           # code edited, same output (a comment, a rename)
-        row("c.md", "c2", "run"),           # code edited, output changed
-        row("d.md", "d1", "run"),           # new page
-        row("e.md", "", "failed", "docs/en/e.md:3 (code cell 1): RuntimeError: boom\n  -> fix it"),
-    ])
-    text = summary(pr, cache, main)
-    assert "### Pages: 5 · run 3 · cached 1 · failed 1" in text
-    assert "- `docs/en/e.md`" not in text and "- `e.md`: docs/en/e.md:3 (code cell 1): RuntimeError: boom" in text
+    text = summary(tmp_path / "pr.json", cache, tmp_path / "main.json")
+    assert "### Pages: 8 · run 3 · cached 0 · failed 1" in text, text
+    failures = text.split("#### Failures")[1].split("####")[0]
+    assert f"- `site-src/docs/en/broken.md`: {broken.relative_to(tmp_path)}:" in failures
+    assert "RuntimeError: boom" in failures
     changed = text.split("Outputs changed compared with main")[1]
-    assert "`c.md`: code cells 1" in changed and "`d.md`: new page" in changed
-    assert "`a.md`" not in changed and "`b.md`" not in changed
+    listed = sorted(line.split("`")[1] for line in changed.splitlines() if line.startswith("- "))
+    assert listed == ["site-src/docs/en/demo.md", "site-src/docs/en/new.md"], changed
+    assert "- `site-src/docs/en/demo.md`: code cells 1\n" in changed  # only the cell whose output changed
+    assert f"- `{new.relative_to(tmp_path)}`: new page" in changed
 
-
-def test_no_changes(tmp_path):
-    cache = Cache(tmp_path / "cache")
-    cache.put("a1", out("1\n"))
-    same = report(tmp_path / "r.json", [row("a.md", "a1")])
-    assert "None: every page shows the same outputs as on main." in summary(same, cache, same)
+    # The report the summary read is the engine's own file, not something the test wrote.
+    rows = {row["page"]: row for row in json.loads((tmp_path / "pr.json").read_text())["pages"]}
+    assert rows["site-src/docs/en/demo.md"]["key"] != [r for r in main.results if r.page.endswith("en/demo.md")][0].key

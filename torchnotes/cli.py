@@ -1,10 +1,11 @@
 """Command line: the same engine as the MkDocs build, without MkDocs.
 
     python -m torchnotes sync              write notebooks/ from the pages
-    python -m torchnotes check             translations, pairs, front matter and tags
+    python -m torchnotes check             translations, pairs, front matter, tags and safe prose
     python -m torchnotes execute [PAGES]   execute (with the cache) and write the report
     python -m torchnotes run PAGE          execute one page and print its cells with their outputs
     python -m torchnotes merge DIR...      merge shard caches into the site's cache
+    python -m torchnotes shards --count N  split the pages into N shards balanced by the last report [--json]
     python -m torchnotes summary           Markdown summary of the last report [--against main's report]
     python -m torchnotes render [OUT]      execute what the cache lacks and write the publish tree (plain Markdown)
     python -m torchnotes zensical          render, then build the site with Zensical into site-zensical/
@@ -13,6 +14,7 @@
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from pathlib import Path
 
@@ -26,7 +28,9 @@ from .environment import probe
 from .errors import BuildFailed, NotebookError
 from .glossary import check_terms
 from .pages import read_page
+from .safety import check_prose
 from .settings import load as load_settings
+from .shards import matrix, plan, previous_durations, split
 from .summary import summary
 
 
@@ -43,7 +47,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("-f", "--config-file", type=Path, default=Path("mkdocs.yml"))
     sub = parser.add_subparsers(dest="command", required=True)
     sub.add_parser("sync", help="write every paired notebook from its page")
-    sub.add_parser("check", help="translations, notebook pairs, front matter and tags")
+    sub.add_parser("check", help="translations, notebook pairs, front matter, tags and safe prose")
     ex = sub.add_parser("execute", help="execute pages through the cache")
     ex.add_argument("pages", nargs="*", type=Path)
     ex.add_argument("--force", action="store_true", help="ignore the cache")
@@ -54,6 +58,10 @@ def main(argv: list[str] | None = None) -> int:
     run.add_argument("page", type=Path)
     summ = sub.add_parser("summary", help="Markdown summary of the last report (for CI job summaries)")
     summ.add_argument("--against", type=Path, help="an earlier report (main's) to list changed outputs")
+    shards = sub.add_parser("shards", help="split the pages into balanced shards (the deploy workflow's plan)")
+    shards.add_argument("--count", type=int, required=True, help="number of shards")
+    shards.add_argument("--json", action="store_true", help="a GitHub Actions matrix, on one line")
+    shards.add_argument("--report", type=Path, help="the report whose durations balance the split")
     merge = sub.add_parser("merge", help="merge cache folders (from shards) into this site's cache")
     merge.add_argument("sources", nargs="+", type=Path)
     render = sub.add_parser("render", help="write the publish tree: one folder of plain Markdown per language")
@@ -78,7 +86,7 @@ def main(argv: list[str] | None = None) -> int:
         for lang in langs:
             for path in page_paths(docs, lang):
                 try:
-                    read_page(path)
+                    errors += check_prose(path, read_page(path))
                 except NotebookError as error:
                     errors.append(error)
         glossary = cfg["root"] / "CONTRIBUTING.zh.md"
@@ -94,6 +102,8 @@ def main(argv: list[str] | None = None) -> int:
         folder = cfg["root"] / cfg["cache_dir"]
         print(summary(folder / "report.json", Cache(folder), args.against), end="")
         return 0
+    if args.command == "shards":
+        return _shards(args, cfg, [p for lang in langs for p in page_paths(docs, lang)])
     if args.command == "merge":
         copied, damaged = merge_caches(args.sources, cfg["root"] / cfg["cache_dir"])
         for error in damaged:
@@ -135,8 +145,6 @@ def main(argv: list[str] | None = None) -> int:
                     kernel=cfg["kernel"], memory_limit_mb=cfg["memory_limit_mb"],
                     mode="force" if args.force else "auto")
     if args.shard:
-        from .shards import previous_durations, split
-
         report_path = args.report or cache.folder / "report.json"
         pages = split(pages, *args.shard, previous_durations(report_path, cfg["root"]), root=cfg["root"])
     report = engine.run(pages)
@@ -145,6 +153,30 @@ def main(argv: list[str] | None = None) -> int:
     for error in report.failures:
         print(error.message, file=sys.stderr)
     return 1 if report.failures else 0
+
+
+def _shards(args, cfg: dict, pages: list) -> int:
+    if args.count < 1:
+        print(f"--count must be at least 1, got {args.count}", file=sys.stderr)
+        return 2
+    spaced = [str(p) for p in pages if any(c.isspace() for c in str(p))]
+    if spaced:
+        # The matrix passes each shard its pages space-separated.
+        print("page paths may not contain whitespace; rename: " + ", ".join(spaced), file=sys.stderr)
+        return 1
+    report = args.report or cfg["root"] / cfg["cache_dir"] / "report.json"
+    durations = previous_durations(report, cfg["root"])
+    shards = plan(pages, args.count, durations, root=cfg["root"])
+    if args.json:
+        print(json.dumps(matrix(shards), separators=(",", ":")))
+        return 0
+    default = sum(durations.values()) / len(durations) if durations else 1.0
+    for k, shard in enumerate(shards, 1):
+        seconds = sum(durations.get(str(p), default) for p in shard)
+        print(f"shard {k}/{args.count}: {len(shard)} pages, about {seconds:.0f} s")
+        for page in shard:
+            print(f"  {page}")
+    return 0
 
 
 def _print_page(page, outputs) -> None:

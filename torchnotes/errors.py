@@ -105,6 +105,10 @@ class NotExecuted(NotebookError):
             "`python -m torchnotes execute` (or `python -m torchnotes merge` the shard caches) first.")
 
 
+class UnsafeProse(NotebookError):
+    hint = "Prose may not run scripts or load anything from other hosts; see 'Safe prose' in CONTRIBUTING.md."
+
+
 class BuildFailed(Exception):
     """Several page errors, reported together so one build shows every broken page."""
 

@@ -1,4 +1,8 @@
-"""Split pages into n shards of similar total execution time, using the durations of the last report."""
+"""Split pages into n shards of similar total execution time, using the durations of the last report.
+
+The split is computed once (`python -m torchnotes shards --count N --json`, the deploy workflow's plan job)
+and handed to every shard, so all shards agree on it even if their caches differ.
+"""
 
 from __future__ import annotations
 
@@ -13,8 +17,9 @@ def previous_durations(report: Path, root: Path) -> dict[str, float]:
     return {row["page"]: float(row.get("run_seconds") or row.get("seconds") or 0.0) for row in data.get("pages", [])}
 
 
-def split(pages: list[Path], k: int, n: int, durations: dict[str, float], root: Path | None = None) -> list[Path]:
-    """Longest first onto the least-loaded shard; unknown pages count as the mean so new pages spread out."""
+def plan(pages: list[Path], n: int, durations: dict[str, float], root: Path | None = None) -> list[list[Path]]:
+    """All n shards. Longest first onto the least-loaded shard; unknown pages count as the mean so new pages
+    spread out."""
     def name(p: Path) -> str:
         p = Path(p)
         return str(p.relative_to(root)) if root and p.is_absolute() and p.is_relative_to(root) else str(p)
@@ -28,4 +33,17 @@ def split(pages: list[Path], k: int, n: int, durations: dict[str, float], root: 
         target = min(range(n), key=lambda i: (loads[i], i))
         shards[target].append(page)
         loads[target] += durations.get(name(page), default)
-    return sorted(shards[k - 1], key=name)
+    return [sorted(shard, key=name) for shard in shards]
+
+
+def split(pages: list[Path], k: int, n: int, durations: dict[str, float], root: Path | None = None) -> list[Path]:
+    """The k-th (1-based) of the n shards."""
+    return plan(pages, n, durations, root)[k - 1]
+
+
+def matrix(shards: list[list[Path]]) -> dict:
+    """A GitHub Actions matrix: one entry per non-empty shard, its pages space-separated (paths hold no spaces;
+    the CLI checks). Empty shards are left out: `execute` with no pages would execute every page."""
+    filled = [shard for shard in shards if shard]
+    return {"include": [{"shard": k, "count": len(filled), "pages": " ".join(p.as_posix() for p in shard)}
+                        for k, shard in enumerate(filled, 1)]}
