@@ -1,8 +1,8 @@
 """Command line: the same engine as the MkDocs build, without MkDocs.
 
     python -m torchnotes sync              write notebooks/ from the pages
-    python -m torchnotes check             translations, pairs, front matter and tags
-    python -m torchnotes execute [PAGES]   execute (with the cache) and write the report
+    python -m torchnotes check             translations, pairs, front matter and tags [--strict-gpu]
+    python -m torchnotes execute [PAGES]   execute (with the cache) and write the report [--record on CUDA]
     python -m torchnotes run PAGE          execute one page and print its cells with their outputs
     python -m torchnotes merge DIR...      merge shard caches into the site's cache
     python -m torchnotes summary           Markdown summary of the last report [--against main's report]
@@ -18,12 +18,13 @@ from pathlib import Path
 import yaml
 from nbconvert.filters import strip_ansi
 
+from . import recorded
 from .cache import Cache
 from .cache import merge as merge_caches
 from .checks import check_pairs, check_translations, page_paths, sync_pairs
 from .engine import Engine
 from .environment import probe
-from .errors import NotebookError
+from .errors import NotebookError, RecordingNeedsCuda
 from .mkdocs.config import NotebooksConfig
 from .pages import read_page
 from .summary import summary
@@ -66,13 +67,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("-f", "--config-file", type=Path, default=Path("mkdocs.yml"))
     sub = parser.add_subparsers(dest="command", required=True)
     sub.add_parser("sync", help="write every paired notebook from its page")
-    sub.add_parser("check", help="translations, notebook pairs, front matter and tags")
+    chk = sub.add_parser("check", help="translations, notebook pairs, front matter and tags; GPU recordings")
+    chk.add_argument("--strict-gpu", action="store_true",
+                     help="stale or missing GPU recordings (recorded/) are errors, not warnings")
     ex = sub.add_parser("execute", help="execute pages through the cache")
     ex.add_argument("pages", nargs="*", type=Path)
     ex.add_argument("--force", action="store_true", help="ignore the cache")
     ex.add_argument("--jobs", type=int)
     ex.add_argument("--shard", type=parse_shard, help="k/n: execute only the k-th of n balanced shards")
     ex.add_argument("--report", type=Path, help="where to write the JSON report (default: <cache_dir>/report.json)")
+    ex.add_argument("--record", action="store_true",
+                    help="on a CUDA machine: write the needs-cuda outputs into recorded/ (default pages: those with "
+                         "needs-cuda cells)")
     run = sub.add_parser("run", help="execute one page and print its cells and outputs")
     run.add_argument("page", type=Path)
     summ = sub.add_parser("summary", help="Markdown summary of the last report (for CI job summaries)")
@@ -90,15 +96,24 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if args.command == "check":
         errors: list[NotebookError] = check_translations(docs, langs) + check_pairs(docs, notebooks, langs)
+        readable = []
         for lang in langs:
             for path in page_paths(docs, lang):
                 try:
                     read_page(path)
                 except NotebookError as error:
                     errors.append(error)
+                else:
+                    readable.append(path)
+        gpu_warnings, gpu_errors = recorded.check(recorded.Store(cfg["root"] / recorded.STORE_DIR, docs), readable)
+        errors += gpu_errors + (gpu_warnings if args.strict_gpu else [])
+        if not args.strict_gpu:
+            for warning in gpu_warnings:
+                print(f"warning: {warning.message}", file=sys.stderr)
         for error in errors:
             print(error.message, file=sys.stderr)
-        print(f"{len(errors)} problem(s)" if errors else "all pages check out")
+        gpu_note = f" ({len(gpu_warnings)} GPU recording warning(s))" if gpu_warnings and not args.strict_gpu else ""
+        print(f"{len(errors)} problem(s)" if errors else f"all pages check out{gpu_note}")
         return 1 if errors else 0
 
     if args.command == "summary":
@@ -127,6 +142,16 @@ def main(argv: list[str] | None = None) -> int:
         return 1 if result.error else 0
 
     pages = args.pages or [p for lang in langs for p in page_paths(docs, lang)]
+    if args.record:
+        # Probe first: a machine without CUDA stops here, before any page runs.
+        machine = recorded.probe_machine()
+        if machine.gpu_count == 0:
+            error = RecordingNeedsCuda(recorded.STORE_DIR, f"no CUDA device on this machine (torch {machine.torch}, "
+                                                           f"{machine.torch_build})")
+            print(error.message, file=sys.stderr)
+            return 2
+        if not args.pages:
+            pages = recorded.pages_with(pages)
     engine = Engine(cache, env, root=cfg["root"], jobs=args.jobs or cfg["jobs"] or None, timeout=cfg["timeout"],
                     kernel=cfg["kernel"], memory_limit_mb=cfg["memory_limit_mb"],
                     mode="force" if args.force else "auto")
@@ -138,6 +163,10 @@ def main(argv: list[str] | None = None) -> int:
     report = engine.run(pages)
     print(report.summary_line())
     report.write(args.report or cache.folder / "report.json")
+    if args.record:
+        store = recorded.Store(cfg["root"] / recorded.STORE_DIR, docs)
+        for path in recorded.record(report.results, store, machine):
+            print(f"recorded {path}")
     for error in report.failures:
         print(error.message, file=sys.stderr)
     return 1 if report.failures else 0
