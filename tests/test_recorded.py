@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -17,7 +18,9 @@ import yaml
 from helpers import code, page
 
 from torchnotes import pages, recorded
+from torchnotes.cache import Cache
 from torchnotes.cli import main as cli
+from torchnotes.engine import Engine
 from torchnotes.errors import RecordingCorrupted, RecordingNeedsCuda
 from torchnotes.pages import read_page
 from torchnotes.recorded import TEST_TAG, Missing, Recorded, Stale, Store
@@ -48,13 +51,25 @@ def run_and_record(make_engine, machine, store, path):
     return report, recorded.record(report.results, store, machine, tag=TEST_TAG)
 
 
+@pytest.fixture(scope="module")
+def template(tmp_path_factory, env, machine):
+    """The fixture page executed and recorded once; each test gets a copy to edit."""
+    root = tmp_path_factory.mktemp("recorded")
+    path = write_page(root / "docs")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setitem(pages.TAGS, TEST_TAG, "recorded on CPU by the tests")
+        report = Engine(Cache(root / "cache"), env, root=root, jobs=1, log=lambda _: None).run([path])
+        assert not report.failures, report.failures
+        written = recorded.record(report.results, Store(root / "recorded", root / "docs"), machine, tag=TEST_TAG)
+    return root, report, written
+
+
 @pytest.fixture
-def recorded_page(tmp_path, make_engine, machine):
-    docs = tmp_path / "docs"
-    path = write_page(docs)
-    store = Store(tmp_path / "recorded", docs)
-    report, written = run_and_record(make_engine, machine, store, path)
-    return path, store, report, written
+def recorded_page(tmp_path, template):
+    root, report, written = template
+    for folder in ("docs", "recorded"):
+        shutil.copytree(root / folder, tmp_path / folder)
+    return tmp_path / "docs/en/gpu/p.md", Store(tmp_path / "recorded", tmp_path / "docs"), report, written
 
 
 def edit(path: Path, old: str, new: str) -> None:
@@ -70,7 +85,8 @@ def states(store, path):
 
 def test_record_then_replay(recorded_page, machine):
     path, store, report, written = recorded_page
-    assert written == [store.path(path)] and written[0] == path.parents[3] / "recorded/en/gpu/p.json"
+    assert [p.relative_to(p.parents[3]).as_posix() for p in written] == ["recorded/en/gpu/p.json"]
+    assert json.loads(store.path(path).read_text(encoding="utf-8"))["page"] == "docs/en/gpu/p.md"
     found = states(store, path)
     assert isinstance(found[2], Recorded) and isinstance(found[4], Recorded)
     assert found[2].outputs == [{"output_type": "stream", "name": "stdout", "text": "recorded 42\n"}]
