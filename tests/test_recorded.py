@@ -21,7 +21,7 @@ from torchnotes import pages, recorded
 from torchnotes.cache import Cache
 from torchnotes.cli import main as cli
 from torchnotes.engine import Engine
-from torchnotes.errors import RecordingCorrupted, RecordingNeedsCuda
+from torchnotes.errors import RecordingCorrupted, RecordingNeedsCuda, RecordingOrphan
 from torchnotes.pages import read_page
 from torchnotes.recorded import TEST_TAG, Missing, Recorded, Stale, Store
 
@@ -93,6 +93,7 @@ def test_record_then_replay(recorded_page, machine):
     assert found[4].outputs[0]["text"] == "second 2\n"
     # Only tagged cells are recorded.
     assert isinstance(found[1], Missing) and isinstance(found[3], Missing)
+    assert store.states(read_page(path), TEST_TAG) == {2: found[2], 4: found[4]}
     provenance = found[2].provenance
     assert provenance["cache_key"] == report.results[0].key
     assert provenance["date"] == report.results[0].date
@@ -178,6 +179,17 @@ def test_check_lists_stale_and_missing(recorded_page):
     assert len(messages) == 2
     assert "out of date for code cell(s) 4" in messages[0] and str(path) in messages[0]
     assert "no GPU recording for needs-cuda code cell(s) 5" in messages[1]
+
+
+def test_check_verifies_every_store_file_and_names_orphans(recorded_page):
+    path, store, _, _ = recorded_page
+    orphan = store.folder / "en/gone.json"
+    shutil.copy(store.path(path), orphan)
+    warnings, errors = recorded.check(store, [path], tag=TEST_TAG)
+    assert not errors and [type(w) for w in warnings] == [RecordingOrphan] and str(orphan) in warnings[0].message
+    orphan.write_text(orphan.read_text(encoding="utf-8").replace("second 2", "second 3"), encoding="utf-8")
+    warnings, errors = recorded.check(store, [path], tag=TEST_TAG)
+    assert not warnings and [type(e) for e in errors] == [RecordingCorrupted] and str(orphan) in errors[0].message
 
 
 def test_page_without_tagged_cells_loses_its_record(recorded_page, make_engine, machine):

@@ -120,3 +120,7 @@ class RecordingMissing(NotebookError):
 
 class RecordingNeedsCuda(NotebookError):
     hint = "Recording needs-cuda cells needs a CUDA device: run bash scripts/record_gpu.sh on a GPU machine."
+
+
+class RecordingOrphan(NotebookError):
+    hint = "Delete this file: its page is gone or has no needs-cuda cell any more (scripts/record_gpu.sh also removes it)."

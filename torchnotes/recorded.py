@@ -23,7 +23,14 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from .cache import code_fingerprint
-from .errors import NotebookError, RecordingCorrupted, RecordingMissing, RecordingNeedsCuda, RecordingStale
+from .errors import (
+    NotebookError,
+    RecordingCorrupted,
+    RecordingMissing,
+    RecordingNeedsCuda,
+    RecordingOrphan,
+    RecordingStale,
+)
 from .pages import Page, read_page
 
 FORMAT = 1
@@ -165,6 +172,10 @@ class Store:
             return Stale(cell, data["provenance"])
         return Recorded(cell, [_rejoin(o) for o in entry["outputs"]], data["provenance"])
 
+    def states(self, page: Page, tag: str = TAG) -> dict[int, Recorded | Stale | Missing]:
+        """lookup() for every tagged cell of the page, by 1-based code cell number."""
+        return {n: self.lookup(page, n) for n in tagged(page, tag)}
+
     def write(self, page: Page, outputs: list[list[dict]], machine: Machine, *, date: str, cache_key: str,
               tag: str = TAG, shown: str | None = None) -> Path | None:
         """Record the tagged cells of one executed page; a page without tagged cells loses its record."""
@@ -286,16 +297,19 @@ def pages_with(paths: Iterable[Path], tag: str = TAG) -> list[Path]:
 # ---------------------------------------------------------------------------------------------------- check
 
 def check(store: Store, paths: Iterable[Path], tag: str = TAG) -> tuple[list[NotebookError], list[NotebookError]]:
-    """(warnings, errors): stale and missing recordings, one per page and kind; damaged store files.
+    """(warnings, errors): stale and missing recordings, one per page and kind, and store files without a page;
+    damaged store files (every file under the store is verified, not only those of current pages).
 
     `python -m torchnotes check` prints the warnings; with --strict-gpu they are errors too."""
     warnings: list[NotebookError] = []
     errors: list[NotebookError] = []
+    expected = set()
     for path in paths:
         page = read_page(path)
         cells = tagged(page, tag)
         if not cells:
             continue
+        expected.add(store.path(path).resolve())
         try:
             states = [store.lookup(page, n) for n in cells]
         except RecordingCorrupted as error:
@@ -310,6 +324,15 @@ def check(store: Store, paths: Iterable[Path], tag: str = TAG) -> tuple[list[Not
                                                  "the code of the cell or of a cell above it changed since"))
         if missing:
             warnings.append(RecordingMissing(path, f"no GPU recording for needs-cuda code cell(s) {_numbers(missing)}"))
+    for file in store.files():
+        if file.resolve() in expected:
+            continue
+        try:
+            _read(file)
+        except RecordingCorrupted as error:
+            errors.append(error)
+            continue
+        warnings.append(RecordingOrphan(file, "GPU recording for a page that does not exist or has no needs-cuda cell"))
     return warnings, errors
 
 
