@@ -279,6 +279,21 @@ def test_execute_record_without_cuda_stops_before_running(tmp_path, capsys):
     assert not (tmp_path / "recorded").exists() and not (tmp_path / ".cache/torchnotes/report.json").exists()
 
 
+def test_execute_record_writes_the_store_for_tagged_pages_only(tmp_path, capsys):
+    config = cli_site(tmp_path)
+    page(tmp_path / "docs", "en/t.md", code("print(7)") + code("print('on gpu', 6 * 7)", TAGGED))
+    page(tmp_path / "docs", "zh/t.md", code("print(7)") + code("print('在 GPU 上', 6 * 7)", TAGGED))
+    capsys.readouterr()
+    assert cli(["-f", str(config), "execute", "--record", "--record-tag", TEST_TAG]) == 0
+    out = capsys.readouterr().out
+    # Only the pages with the tag ran: 2 pages, not 4.
+    written = sorted(Path(p).resolve() for p in re.findall(r"recorded (\S+)", out))
+    assert "2 pages: 2 run" in out and written == [tmp_path / "recorded/en/t.json", tmp_path / "recorded/zh/t.json"]
+    store = Store(tmp_path / "recorded", tmp_path / "docs")
+    zh = store.lookup(read_page(tmp_path / "docs/zh/t.md"), 2)
+    assert isinstance(zh, Recorded) and zh.outputs[0]["text"] == "在 GPU 上 42\n"
+
+
 def test_record_script_checks_for_cuda_before_installing_anything(tmp_path):
     done = subprocess.run(["bash", "scripts/record_gpu.sh", "--python", sys.executable], cwd=ROOT,
                           capture_output=True, text=True, timeout=120)

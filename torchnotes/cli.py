@@ -79,6 +79,8 @@ def main(argv: list[str] | None = None) -> int:
     ex.add_argument("--record", action="store_true",
                     help="on a CUDA machine: write the needs-cuda outputs into recorded/ (default pages: those with "
                          "needs-cuda cells)")
+    # Tests record their own tag on CPU through this same path (recorded.TEST_TAG); not for pages.
+    ex.add_argument("--record-tag", default=recorded.TAG, help=argparse.SUPPRESS)
     run = sub.add_parser("run", help="execute one page and print its cells and outputs")
     run.add_argument("page", type=Path)
     summ = sub.add_parser("summary", help="Markdown summary of the last report (for CI job summaries)")
@@ -145,13 +147,13 @@ def main(argv: list[str] | None = None) -> int:
     if args.record:
         # Probe first: a machine without CUDA stops here, before any page runs.
         machine = recorded.probe_machine()
-        if machine.gpu_count == 0:
+        if machine.gpu_count == 0 and args.record_tag == recorded.TAG:
             error = RecordingNeedsCuda(recorded.STORE_DIR, f"no CUDA device on this machine (torch {machine.torch}, "
                                                            f"{machine.torch_build})")
             print(error.message, file=sys.stderr)
             return 2
         if not args.pages:
-            pages = recorded.pages_with(pages)
+            pages = recorded.pages_with(pages, args.record_tag)
     engine = Engine(cache, env, root=cfg["root"], jobs=args.jobs or cfg["jobs"] or None, timeout=cfg["timeout"],
                     kernel=cfg["kernel"], memory_limit_mb=cfg["memory_limit_mb"],
                     mode="force" if args.force else "auto")
@@ -165,7 +167,7 @@ def main(argv: list[str] | None = None) -> int:
     report.write(args.report or cache.folder / "report.json")
     if args.record:
         store = recorded.Store(cfg["root"] / recorded.STORE_DIR, docs)
-        for path in recorded.record(report.results, store, machine):
+        for path in recorded.record(report.results, store, machine, tag=args.record_tag):
             print(f"recorded {path}")
     for error in report.failures:
         print(error.message, file=sys.stderr)
