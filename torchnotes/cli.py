@@ -1,8 +1,8 @@
 """Command line: the same engine as the MkDocs build, without MkDocs.
 
     python -m torchnotes sync              write notebooks/ from the pages
-    python -m torchnotes check             translations, pairs, front matter, tags and safe prose
-    python -m torchnotes execute [PAGES]   execute (with the cache) and write the report
+    python -m torchnotes check             translations, pairs, front matter, tags, safe prose [--strict-gpu]
+    python -m torchnotes execute [PAGES]   execute (with the cache) and write the report [--record on CUDA]
     python -m torchnotes run PAGE          execute one page and print its cells with their outputs
     python -m torchnotes merge DIR...      merge shard caches into the site's cache
     python -m torchnotes shards --count N  split the pages into N shards balanced by the last report [--json]
@@ -20,12 +20,13 @@ from pathlib import Path
 
 from nbconvert.filters import strip_ansi
 
+from . import recorded
 from .cache import Cache
 from .cache import merge as merge_caches
 from .checks import check_pairs, check_translations, check_untranslated, page_paths, sync_pairs
 from .engine import Engine
 from .environment import probe
-from .errors import BuildFailed, NotebookError
+from .errors import BuildFailed, NotebookError, RecordingNeedsCuda
 from .glossary import check_terms
 from .pages import read_page
 from .safety import check_prose
@@ -47,13 +48,20 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("-f", "--config-file", type=Path, default=Path("mkdocs.yml"))
     sub = parser.add_subparsers(dest="command", required=True)
     sub.add_parser("sync", help="write every paired notebook from its page")
-    sub.add_parser("check", help="translations, notebook pairs, front matter, tags and safe prose")
+    chk = sub.add_parser("check", help="translations, notebook pairs, front matter tags, safe prose; GPU recordings")
+    chk.add_argument("--strict-gpu", action="store_true",
+                     help="stale or missing GPU recordings (recorded/) are errors, not warnings")
     ex = sub.add_parser("execute", help="execute pages through the cache")
     ex.add_argument("pages", nargs="*", type=Path)
     ex.add_argument("--force", action="store_true", help="ignore the cache")
     ex.add_argument("--jobs", type=int)
     ex.add_argument("--shard", type=parse_shard, help="k/n: execute only the k-th of n balanced shards")
     ex.add_argument("--report", type=Path, help="where to write the JSON report (default: <cache_dir>/report.json)")
+    ex.add_argument("--record", action="store_true",
+                    help="on a CUDA machine: write the needs-cuda outputs into recorded/ (default pages: those with "
+                         "needs-cuda cells)")
+    # Tests record their own tag on CPU through this same path (recorded.TEST_TAG); not for pages.
+    ex.add_argument("--record-tag", default=recorded.TAG, help=argparse.SUPPRESS)
     run = sub.add_parser("run", help="execute one page and print its cells and outputs")
     run.add_argument("page", type=Path)
     summ = sub.add_parser("summary", help="Markdown summary of the last report (for CI job summaries)")
@@ -83,19 +91,28 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "check":
         errors: list[NotebookError] = (check_translations(docs, langs) + check_untranslated(docs, langs)
                                        + check_pairs(docs, notebooks, langs))
+        readable = []
         for lang in langs:
             for path in page_paths(docs, lang):
                 try:
                     errors += check_prose(path, read_page(path))
                 except NotebookError as error:
                     errors.append(error)
+                else:
+                    readable.append(path)
+        gpu_warnings, gpu_errors = recorded.check(recorded.Store(cfg["root"] / recorded.STORE_DIR, docs), readable)
+        errors += gpu_errors + (gpu_warnings if args.strict_gpu else [])
+        if not args.strict_gpu:
+            for warning in gpu_warnings:
+                print(f"warning: {warning.message}", file=sys.stderr)
         glossary = cfg["root"] / "CONTRIBUTING.zh.md"
         if "zh" in langs and glossary.exists():
             # One term per concept on the Chinese pages: the 术语表 in CONTRIBUTING.zh.md.
             errors += check_terms(page_paths(docs, "zh"), glossary)
         for error in errors:
             print(error.message, file=sys.stderr)
-        print(f"{len(errors)} problem(s)" if errors else "all pages check out")
+        gpu_note = f" ({len(gpu_warnings)} GPU recording warning(s))" if gpu_warnings and not args.strict_gpu else ""
+        print(f"{len(errors)} problem(s)" if errors else f"all pages check out{gpu_note}")
         return 1 if errors else 0
 
     if args.command == "summary":
@@ -141,6 +158,16 @@ def main(argv: list[str] | None = None) -> int:
         return 1 if result.error else 0
 
     pages = args.pages or [p for lang in langs for p in page_paths(docs, lang)]
+    if args.record:
+        # Probe first: a machine without CUDA stops here, before any page runs.
+        machine = recorded.probe_machine()
+        if machine.gpu_count == 0 and args.record_tag == recorded.TAG:
+            error = RecordingNeedsCuda(recorded.STORE_DIR, f"no CUDA device on this machine (torch {machine.torch}, "
+                                                           f"{machine.torch_build})")
+            print(error.message, file=sys.stderr)
+            return 2
+        if not args.pages:
+            pages = recorded.pages_with(pages, args.record_tag)
     engine = Engine(cache, env, root=cfg["root"], jobs=args.jobs or cfg["jobs"] or None, timeout=cfg["timeout"],
                     kernel=cfg["kernel"], memory_limit_mb=cfg["memory_limit_mb"],
                     mode="force" if args.force else "auto")
@@ -150,6 +177,10 @@ def main(argv: list[str] | None = None) -> int:
     report = engine.run(pages)
     print(report.summary_line())
     report.write(args.report or cache.folder / "report.json")
+    if args.record:
+        store = recorded.Store(cfg["root"] / recorded.STORE_DIR, docs)
+        for path in recorded.record(report.results, store, machine, tag=args.record_tag):
+            print(f"recorded {path}")
     for error in report.failures:
         print(error.message, file=sys.stderr)
     return 1 if report.failures else 0

@@ -116,3 +116,24 @@ class BuildFailed(Exception):
         self.errors = errors
         lines = [f"{len(errors)} page error(s):"] + [e.message for e in errors]
         super().__init__("\n".join(lines))
+
+
+class RecordingCorrupted(NotebookError):
+    hint = ("This file under recorded/ was edited by hand or damaged. Restore it from git "
+            "(git checkout -- <file>), or record again on a GPU machine: bash scripts/record_gpu.sh")
+
+
+class RecordingStale(NotebookError):
+    hint = "The code changed since the GPU recording. Record again on a GPU machine: bash scripts/record_gpu.sh"
+
+
+class RecordingMissing(NotebookError):
+    hint = "No GPU recording exists for these needs-cuda cells. Record them on a GPU machine: bash scripts/record_gpu.sh"
+
+
+class RecordingNeedsCuda(NotebookError):
+    hint = "Recording needs-cuda cells needs a CUDA device: run bash scripts/record_gpu.sh on a GPU machine."
+
+
+class RecordingOrphan(NotebookError):
+    hint = "Delete this file: its page is gone or has no needs-cuda cell any more (scripts/record_gpu.sh also removes it)."
