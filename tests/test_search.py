@@ -1,0 +1,187 @@
+"""Site search in the real browser: recall on the queries of tests/search_queries.yml, index size, first-search time.
+
+The site comes from TORCHNOTES_SITE (English at its root, Chinese under zh/), each language with its own
+Material search index. Each query is typed into Material's search box; the top 3 result pages are read from
+the results list. Run it alone:
+    TORCHNOTES_SITE=site .venv/bin/python -m pytest tests/test_search.py -s
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from pathlib import Path
+
+import pytest
+import yaml
+from browser_support import CHROMIUM, CHROMIUM_ARGS, SiteServer
+
+ROOT = Path(__file__).resolve().parent.parent
+QUERIES = yaml.safe_load((ROOT / "tests" / "search_queries.yml").read_text(encoding="utf-8"))
+INDEX_BUDGET = 350_000  # bytes, per language (issue 15)
+RECALL_TARGET = 0.95    # share of queries whose page is in the top 3 (issue 14)
+TOP = 3
+VIEWPORT = {"width": 1280, "height": 900}
+LATENCY_FILE = ROOT / "test-artifacts" / "search-latency.json"
+
+pytestmark = pytest.mark.browser
+
+playwright_sync = pytest.importorskip("playwright.sync_api")
+
+INPUT = "input.md-search__input"
+META = ".md-search-result__meta"
+RESULT_ITEMS = ".md-search-result__list > li"  # one item per page, its first link is the page itself
+
+
+@pytest.fixture(scope="module")
+def site_dir() -> Path:
+    given = os.environ.get("TORCHNOTES_SITE")
+    if not given:
+        pytest.fail("TORCHNOTES_SITE is not set: build the site (site/ with zh/ inside) and point it there",
+                    pytrace=False)
+    site = Path(given) if Path(given).is_absolute() else ROOT / given
+    for lang_dir in (site, site / "zh"):
+        assert (lang_dir / "search" / "search_index.json").exists(), f"{lang_dir} holds no search index"
+    return site
+
+
+@pytest.fixture(scope="module")
+def server(site_dir):
+    with SiteServer(site_dir) as running:
+        yield running
+
+
+@pytest.fixture(scope="module")
+def browser():
+    if not Path(CHROMIUM).exists():
+        pytest.fail(f"no Chromium at {CHROMIUM} (scripts/setup.sh --browser installs it)", pytrace=False)
+    with playwright_sync.sync_playwright() as p:
+        chromium = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+        yield chromium
+        chromium.close()
+
+
+def lang_root(lang: str) -> str:
+    return "" if lang == "en" else f"{lang}/"
+
+
+class SearchBox:
+    """Material's search box on one page: type a query, read the result pages in order."""
+
+    def __init__(self, page, site_base: str):
+        self.page = page
+        self.site_base = site_base  # absolute URL of the language's site root
+        self.errors: list[str] = []
+        page.on("pageerror", lambda error: self.errors.append(str(error)))
+        page.on("console", lambda m: self.errors.append(m.text) if m.type in ("error", "warning") else None)
+
+    def open(self) -> None:
+        self.page.goto(self.site_base, wait_until="domcontentloaded")
+        self.page.click(INPUT)  # desktop layout: the box is in the header
+
+    def search(self, query: str, timeout: float = 30.0) -> tuple[list[str], float]:
+        """The result pages (paths under the language's root), best first, and seconds from typing to results."""
+        page = self.page
+        placeholder = page.evaluate("JSON.parse(document.getElementById('__config').textContent)"
+                                    ".translations['search.result.placeholder']")
+        page.fill(INPUT, "")
+        page.press(INPUT, "End")  # Material reads the box on keyup
+        page.wait_for_function("([sel, text]) => document.querySelector(sel).textContent.trim() === text",
+                               arg=[META, placeholder], timeout=timeout * 1000)
+        started = time.monotonic()
+        page.fill(INPUT, query)
+        page.press(INPUT, "End")
+        page.wait_for_function("([sel, text]) => document.querySelector(sel).textContent.trim() !== text",
+                               arg=[META, placeholder], timeout=timeout * 1000)
+        elapsed = time.monotonic() - started
+        hrefs = page.eval_on_selector_all(RESULT_ITEMS, "items => items.map(li => li.querySelector('a').href)")
+        pages = []
+        for href in hrefs:
+            rel = href.split("#", 1)[0].split("?", 1)[0]
+            assert rel.startswith(self.site_base), f"result {href} is outside {self.site_base}"
+            rel = rel[len(self.site_base):]
+            if rel not in pages:
+                pages.append(rel)
+        return pages, elapsed
+
+
+def run_queries(browser, server, lang: str) -> tuple[list[tuple[str, list[str], list[str]]], list[float]]:
+    context = browser.new_context(viewport=VIEWPORT)
+    try:
+        box = SearchBox(context.new_page(), server.url(lang_root(lang)))
+        box.open()
+        outcomes, times = [], []
+        for item in QUERIES[lang]:
+            expected = item["page"] if isinstance(item["page"], list) else [item["page"]]
+            found, elapsed = box.search(str(item["q"]))
+            outcomes.append((str(item["q"]), expected, found[:TOP]))
+            times.append(elapsed)
+        assert not box.errors, f"the page logged errors while searching: {box.errors}"
+        return outcomes, times
+    finally:
+        context.close()
+
+
+def first_search_seconds(browser, server, lang: str, query: str) -> tuple[float, float]:
+    """(seconds from typing to results on a fresh page with an empty cache, seconds on the next query)."""
+    context = browser.new_context(viewport=VIEWPORT)
+    try:
+        box = SearchBox(context.new_page(), server.url(lang_root(lang)))
+        box.open()
+        pages, first = box.search(query)
+        assert pages, f"{query!r} found nothing on the {lang} site"
+        _, second = box.search(query + " ")
+        return first, second
+    finally:
+        context.close()
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_search_index_within_budget(site_dir, lang):
+    index = site_dir / lang_root(lang) / "search" / "search_index.json"
+    size = index.stat().st_size
+    print(f"\n{lang}: {index} is {size / 1000:.0f} kB")
+    assert size <= INDEX_BUDGET, f"{index} is {size} bytes, over the {INDEX_BUDGET} byte budget"
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_right_page_in_top_3(browser, server, lang):
+    outcomes, times = run_queries(browser, server, lang)
+    misses = [(q, expected, found) for q, expected, found in outcomes if not set(expected) & set(found)]
+    hits = len(outcomes) - len(misses)
+    print(f"\n{lang}: {hits}/{len(outcomes)} queries find their page in the top {TOP}; "
+          f"median {sorted(times)[len(times) // 2] * 1000:.0f} ms per query")
+    for q, expected, found in misses:
+        print(f"  miss {q!r}: want {expected}, got {found}")
+    assert hits >= RECALL_TARGET * len(outcomes), (
+        f"{lang}: only {hits}/{len(outcomes)} queries have their page in the top {TOP}: "
+        + "; ".join(f"{q!r} wants {e[0]}, got {f}" for q, e, f in misses))
+
+
+def test_search_stays_in_current_language(browser, server):
+    """English API names on the zh site find zh pages; a mixed query on the en site is answered in English."""
+    context = browser.new_context(viewport=VIEWPORT)
+    try:
+        zh = SearchBox(context.new_page(), server.url("zh/"))
+        zh.open()
+        found, _ = zh.search("DataLoader")
+        assert "data/sampling-loading/" in found[:TOP], f"zh site: 'DataLoader' gave {found}"
+        en = SearchBox(context.new_page(), server.url(""))
+        en.open()
+        found, _ = en.search("DataLoader 采样器")
+        assert "data/sampling-loading/" in found[:TOP], f"en site: 'DataLoader 采样器' gave {found}"
+        assert not zh.errors and not en.errors, zh.errors + en.errors
+    finally:
+        context.close()
+
+
+def test_first_search_latency(browser, server):
+    """Typing to results on a fresh page (index fetched and built on the way), recorded for the benchmarks."""
+    record = {}
+    for lang, query in (("en", "gradient accumulation"), ("zh", "梯度累加")):
+        first, next_query = first_search_seconds(browser, server, lang, query)
+        record[lang] = {"query": query, "first_search_ms": round(first * 1000), "next_query_ms": round(next_query * 1000)}
+        print(f"\n{lang}: first search {first * 1000:.0f} ms, next query {next_query * 1000:.0f} ms")
+    LATENCY_FILE.parent.mkdir(parents=True, exist_ok=True)
+    LATENCY_FILE.write_text(json.dumps(record, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
