@@ -23,7 +23,7 @@ SEPARATOR = (r'[\s\u200b\u3000\-_,:;!?=\[\]()"`/、。，．？！；：（）�
 def plugin_options(lang: str) -> dict:
     """The `search` plugin's options for the build of `lang` ("en" or "zh"), as mkdocs.yml wants them."""
     if lang == "en":
-        return {"lang": ["en", "zh"], "separator": SEPARATOR}
+        return {"lang": ["en"], "separator": SEPARATOR}
     if lang == "zh":
         return {"lang": ["zh"], "separator": SEPARATOR,
                 "jieba_dict_user": ZH_USER_DICT.relative_to(ROOT).as_posix()}
