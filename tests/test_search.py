@@ -10,12 +10,17 @@ from __future__ import annotations
 
 import json
 import os
+import re
+import shutil
+import subprocess
 import time
 from pathlib import Path
 
 import pytest
 import yaml
 from browser_support import CHROMIUM, CHROMIUM_ARGS, SiteServer
+
+from torchnotes import search
 
 ROOT = Path(__file__).resolve().parent.parent
 QUERIES = yaml.safe_load((ROOT / "tests" / "search_queries.yml").read_text(encoding="utf-8"))
@@ -25,9 +30,8 @@ TOP = 3
 VIEWPORT = {"width": 1280, "height": 900}
 LATENCY_FILE = ROOT / "test-artifacts" / "search-latency.json"
 
-pytestmark = pytest.mark.browser
-
-playwright_sync = pytest.importorskip("playwright.sync_api")
+WORKER = ROOT / "docs" / "assets" / "javascripts" / "workers" / "search-zh.js"
+browser_test = pytest.mark.browser
 
 INPUT = "input.md-search__input"
 META = ".md-search-result__meta"
@@ -57,6 +61,7 @@ def server(site_dir):
 
 @pytest.fixture(scope="module")
 def browser():
+    playwright_sync = pytest.importorskip("playwright.sync_api")
     if not Path(CHROMIUM).exists():
         pytest.fail(f"no Chromium at {CHROMIUM} (scripts/setup.sh --browser installs it)", pytrace=False)
     with playwright_sync.sync_playwright() as p:
@@ -158,6 +163,7 @@ def first_search_seconds(browser, server, lang: str, query: str, network: dict |
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
+@browser_test
 def test_search_index_within_budget(site_dir, lang):
     index = site_dir / lang_root(lang) / "search" / "search_index.json"
     size = index.stat().st_size
@@ -166,6 +172,7 @@ def test_search_index_within_budget(site_dir, lang):
 
 
 @pytest.mark.parametrize("lang", ["zh", "en"])
+@browser_test
 def test_right_page_in_top_3(browser, server, lang):
     outcomes, times = run_queries(browser, server, lang)
     misses = [(q, expected, found) for q, expected, found in outcomes if not set(expected) & set(found)]
@@ -179,6 +186,7 @@ def test_right_page_in_top_3(browser, server, lang):
         + "; ".join(f"{q!r} wants {e[0]}, got {f}" for q, e, f in misses))
 
 
+@browser_test
 def test_search_stays_in_current_language(browser, server):
     """English API names on the zh site find zh pages; a mixed query on the en site is answered in English."""
     context = browser.new_context(viewport=VIEWPORT)
@@ -196,6 +204,7 @@ def test_search_stays_in_current_language(browser, server):
         context.close()
 
 
+@browser_test
 def test_first_search_latency(browser, server, site_dir):
     """Typing to results on a fresh page (index fetched and built on the way), recorded for the benchmarks."""
     record = {}
@@ -208,3 +217,78 @@ def test_first_search_latency(browser, server, site_dir):
             print(f"\n{lang} ({name}): first search {first * 1000:.0f} ms, next query {next_query * 1000:.0f} ms")
     LATENCY_FILE.parent.mkdir(parents=True, exist_ok=True)
     LATENCY_FILE.write_text(json.dumps(record, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
+
+
+# --- without a browser: the options and the query cut ----------------------------------------------------
+
+def test_zh_user_dictionary_keeps_site_terms_whole():
+    """jieba's own dictionary splits these terms; with the site's user dictionary (Material's jieba_dict_user)
+    each is one word in the index, so a query for it matches one token instead of a pair of common ones."""
+    import jieba
+
+    options = search.plugin_options("zh")
+    user_dict = ROOT / options["jieba_dict_user"]
+    assert user_dict.is_file(), f"{options['jieba_dict_user']} is missing"
+    terms = ["学习率", "交叉熵", "二分类", "批采样器", "去重", "优化器", "变长", "雅可比矩阵"]
+    plain = jieba.Tokenizer()
+    assert [t for t in terms if list(plain.cut(t)) != [t]] == terms, "jieba already knows these: pick others"
+    with_site = jieba.Tokenizer()
+    with_site.load_userdict(str(user_dict))
+    assert {t: list(with_site.cut(t)) for t in terms} == {t: [t] for t in terms}
+
+
+def test_separator_splits_api_names_and_chinese_punctuation():
+    pattern = re.compile(search.SEPARATOR)
+    split = [t for t in pattern.split("torch.utils.data.DataLoader(batch_size=4)：采样器\u200b家族，见 nn.Module") if t]
+    assert split == ["torch", "utils", "data", "Data", "Loader", "batch", "size", "4", "采样器", "家族", "见",
+                     "nn", "Module"]
+    assert pattern.split("1.5") == ["1.5"]  # decimals stay whole
+    assert search.plugin_options("en")["separator"] == search.plugin_options("zh")["separator"]
+    with pytest.raises(ValueError, match="'fr'"):
+        search.plugin_options("fr")
+
+
+# Runs the worker wrapper in Node with a stand-in for Material's worker, which records what it receives.
+NODE_HARNESS = r"""
+const path = process.argv[2]
+const listeners = []
+const received = []
+globalThis.self = globalThis
+self.location = { search: "?material=material.js" }
+self.addEventListener = (type, fn) => listeners.push(fn)
+self.dispatchEvent = ev => {
+  let stopped = false
+  ev.stopImmediatePropagation = () => { stopped = true }
+  for (const fn of listeners) { fn(ev); if (stopped) break }
+}
+globalThis.importScripts = () => self.addEventListener("message", ev => received.push(ev.data))
+require(path)
+const send = data => self.dispatchEvent({ data })
+send({ type: 0, data: { config: { separator: "[\\s\\u200b]+" }, docs: [
+  { location: "a/", title: "梯度\u200b会\u200b累加", text: "<p>\u200b变长\u200b序列\u200b与\u200b DataLoader \u200b采样器\u200b</p>" },
+] } })
+const queries = ["梯度累加", "变长序列", "DataLoader 采样器", "tensor", "梯度下降"]
+for (const q of queries) send({ type: 2, data: q })
+console.log(JSON.stringify({ received, cut: self.torchnotesSearch.cut("梯度累加器") }))
+"""
+
+
+def test_worker_cuts_chinese_queries_into_index_words(tmp_path):
+    node = shutil.which("node")
+    if node is None:
+        pytest.fail("Node.js is needed to run the search worker's cut (apt-get install nodejs)", pytrace=False)
+    harness = tmp_path / "harness.js"
+    harness.write_text(NODE_HARNESS, encoding="utf-8")
+    run = subprocess.run([node, str(harness), str(WORKER)], capture_output=True, text=True, timeout=60)
+    assert run.returncode == 0, run.stderr
+    out = json.loads(run.stdout)
+    setup, *queries = out["received"]
+    assert setup["type"] == 0  # Material still gets the index
+    assert [q["data"] for q in queries] == [
+        "梯\\度 累\\加",             # words of the index, escaped so that Material's own cut keeps them whole
+        "变\\长 序\\列",
+        "DataLoader 采\\样\\器",     # the English part untouched
+        "tensor",
+        "梯\\度 下 降",              # unknown words fall back to single characters
+    ]
+    assert out["cut"] == ["梯度", "累加", "器"]
