@@ -233,7 +233,8 @@ def test_zh_user_dictionary_keeps_site_terms_whole():
     plain = jieba.Tokenizer()
     assert [t for t in terms if list(plain.cut(t)) != [t]] == terms, "jieba already knows these: pick others"
     with_site = jieba.Tokenizer()
-    with_site.load_userdict(str(user_dict))
+    with user_dict.open("rb") as words:  # jieba leaves a file it opened itself unclosed
+        with_site.load_userdict(words)
     assert {t: list(with_site.cut(t)) for t in terms} == {t: [t] for t in terms}
 
 
