@@ -267,8 +267,9 @@ require(path)
 const send = data => self.dispatchEvent({ data })
 send({ type: 0, data: { config: { separator: "[\\s\\u200b]+" }, docs: [
   { location: "a/", title: "梯度\u200b会\u200b累加", text: "<p>\u200b变长\u200b序列\u200b与\u200b DataLoader \u200b采样器\u200b</p>" },
+  { location: "b/", title: "非\u200b叶子张量", text: "<p>\u200b非叶子\u200b张量\u200b张量\u200b分布式\u200b分布\u200b</p>" },
 ] } })
-const queries = ["梯度累加", "变长序列", "DataLoader 采样器", "tensor", "梯度下降"]
+const queries = ["梯度累加", "变长序列", "DataLoader 采样器", "tensor", "梯度下降", "非叶子张量", "分布式"]
 for (const q of queries) send({ type: 2, data: q })
 console.log(JSON.stringify({ received, cut: self.torchnotesSearch.cut("梯度累加器") }))
 """
@@ -291,5 +292,7 @@ def test_worker_cuts_chinese_queries_into_index_words(tmp_path):
         "DataLoader 采\\样\\器",     # the English part untouched
         "tensor",
         "梯\\度 下 降",              # unknown words fall back to single characters
+        "非\\叶\\子 张\\量 叶\\子\\张\\量",  # the likelier cut, then a word jieba may have cut instead
+        "分\\布\\式",              # not 分布 as well: a word inside a piece would drown it
     ]
     assert out["cut"] == ["梯度", "累加", "器"]

@@ -5,7 +5,7 @@
  * the words, so the index holds jieba's words. In the browser Material re-cuts a Chinese query greedily
  * against the index, but its cut never tries a run's full length ("梯度累加" loses "加"), so compound queries
  * miss. This wrapper learns the Chinese words of the index from the same documents Material indexes
- * (the setup message), cuts each Chinese run of a query into those words with the fewest pieces, and hands
+ * (the setup message), cuts each Chinese run of a query into those words by their counts there, and hands
  * Material every word with its characters joined by lunr's escape character ("梯\度"): lunr reads it as
  * "梯度", and Material's own cut leaves single characters alone. Everything else is Material's worker.
  *
@@ -17,7 +17,8 @@
   var SETUP = 0, QUERY = 2                       /* Material's SearchMessageType */
   var HAN = /\p{sc=Han}+/gu
   var HAS_HAN = /\p{sc=Han}/u
-  var words = new Set()                          /* Chinese words of two or more characters in the index */
+  var counts = new Map()                         /* how often each Chinese word occurs in the index */
+  var total = 0
   var longest = 1
 
   function learn(docs, separator) {
@@ -32,39 +33,62 @@
           if (!runs) continue
           for (var r = 0; r < runs.length; r++) {
             var run = runs[r]
-            if (run.length > 1 && run.length <= 12) {
-              words.add(run)
-              if (run.length > longest) longest = run.length
-            }
+            if (run.length > 12) continue       /* not a word: a run jieba was not given (none so far) */
+            counts.set(run, (counts.get(run) || 0) + 1)
+            total += 1
+            if (run.length > longest) longest = run.length
           }
         }
       }
     }
   }
 
-  /* The cut with the fewest pieces, then the fewest single characters; pieces are index words or characters. */
+  /*
+   * The most probable cut under the index's own word counts (a unigram model, as jieba's own cut is over its
+   * dictionary), so that a query is cut as jieba cut the same text in the pages. Pieces are words of the
+   * index or single characters; a character the index never holds alone costs as a word seen half a time.
+   */
   function cut(run) {
     var n = run.length
-    var best = [[0, 0, -1]]                      /* [pieces, singles, start of last piece] per prefix length */
+    var logTotal = Math.log(total + 1)
+    var best = [{ cost: 0, from: -1 }]
     for (var end = 1; end <= n; end++) {
       best[end] = null
       for (var len = Math.min(longest, end); len >= 1; len--) {
         var start = end - len
-        if (len > 1 && !words.has(run.slice(start, end))) continue
-        var prev = best[start]
-        var score = [prev[0] + 1, prev[1] + (len === 1 ? 1 : 0), start]
-        var cur = best[end]
-        if (!cur || score[0] < cur[0] || (score[0] === cur[0] && score[1] < cur[1])) best[end] = score
+        var count = counts.get(run.slice(start, end))
+        if (!count && len > 1) continue
+        var cost = best[start].cost + logTotal - Math.log(count || 0.5)
+        if (!best[end] || cost < best[end].cost) best[end] = { cost: cost, from: start }
       }
     }
     var pieces = []
-    for (var at = n; at > 0; at = best[at][2]) pieces.unshift(run.slice(best[at][2], at))
+    for (var at = n; at > 0; at = best[at].from) pieces.unshift(run.slice(best[at].from, at))
     return pieces
+  }
+
+  /*
+   * The words of a Chinese run to search for: the most probable cut, then the index's words that straddle two
+   * of its pieces, since jieba may have cut the same text otherwise in context ("非叶子张量": 非/叶子张量 in a
+   * page, 非叶子/张量 here). Words inside one piece are left out: 分布 would drown 分布式.
+   */
+  function terms(run) {
+    var pieces = cut(run)
+    var found = pieces.slice()
+    var bounds = [], at = 0
+    for (var p = 0; p < pieces.length; p++) { at += pieces[p].length; bounds.push(at) }
+    for (var start = 0; start < run.length; start++)
+      for (var end = start + 2; end <= Math.min(run.length, start + longest); end++) {
+        var word = run.slice(start, end)
+        var straddles = bounds.some(function (b) { return b > start && b < end })
+        if (straddles && counts.has(word) && found.indexOf(word) < 0) found.push(word)
+      }
+    return found
   }
 
   function rewrite(query) {
     return query.replace(HAN, function (run) {
-      return cut(run).map(function (word) { return word.split("").join("\\") }).join(" ")
+      return terms(run).map(function (word) { return word.split("").join("\\") }).join(" ")
     })
   }
 
@@ -82,7 +106,7 @@
   })
 
   /* Exposed for the browser tests, which check the cut itself. */
-  self.torchnotesSearch = { cut: cut, rewrite: rewrite, words: words }
+  self.torchnotesSearch = { cut: cut, rewrite: rewrite, counts: counts }
 
   var material = new URLSearchParams(self.location.search).get("material")
   if (!material || !/^[\w.-]+\.js$/.test(material))
