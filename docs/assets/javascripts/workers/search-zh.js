@@ -33,7 +33,7 @@
           if (!runs) continue
           for (var r = 0; r < runs.length; r++) {
             var run = runs[r]
-            if (run.length > 12) continue       /* not a word: a run jieba was not given (none so far) */
+            if (run.length > 12) continue       /* a run this long was not cut by jieba: not a word */
             counts.set(run, (counts.get(run) || 0) + 1)
             total += 1
             if (run.length > longest) longest = run.length
@@ -105,7 +105,7 @@
     }
   })
 
-  /* Exposed for the browser tests, which check the cut itself. */
+  /* Exposed for tests/test_search.py, which runs this file in Node to check the cut. */
   self.torchnotesSearch = { cut: cut, rewrite: rewrite, counts: counts }
 
   var material = new URLSearchParams(self.location.search).get("material")
