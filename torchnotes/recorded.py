@@ -176,7 +176,7 @@ class Store:
         """lookup() for every tagged cell of the page, by 1-based code cell number."""
         return {n: self.lookup(page, n) for n in tagged(page, tag)}
 
-    def write(self, page: Page, outputs: list[list[dict]], machine: Machine, *, date: str, cache_key: str,
+    def write(self, page: Page, outputs: dict[str, list[dict]], machine: Machine, *, date: str, cache_key: str,
               tag: str = TAG, shown: str | None = None) -> Path | None:
         """Record the tagged cells of one executed page; a page without tagged cells loses its record."""
         path = self.path(page.path)
@@ -192,7 +192,7 @@ class Store:
             "provenance": {**asdict(machine), "date": date, "code_hash": hashes[-1], "cache_key": cache_key},
             "cells": [
                 {"cell": n, "code_hash": hashes[n - 1], "source": code[n - 1].source.splitlines(),
-                 "outputs": [_split(o) for o in outputs[n - 1]]}
+                 "outputs": [_split(o) for o in outputs.get(code[n - 1].id, [])]}
                 for n in cells
             ],
         }
