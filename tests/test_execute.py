@@ -188,9 +188,10 @@ def test_broken_yaml_front_matter(tmp_path):
         read_page(path)
 
 
-def test_invalid_page_fails_the_run_with_its_error(tmp_path, make_engine):
-    bad = page(tmp_path, "en/bad.md", code("x = 1", 'tags=["nope"]'))
+def test_invalid_page_stops_the_run_before_any_kernel(tmp_path, make_engine):
     good = page(tmp_path, "en/good.md", code("print('ok')"))
-    report = make_engine().run([bad, good])
-    assert [r.status for r in report.results] == ["failed", "run"]
+    bad = page(tmp_path, "en/bad.md", code("x = 1", 'tags=["nope"]'))
+    report = make_engine().run([good, bad])
+    assert [r.status for r in report.results] == ["skipped", "failed"]
+    assert report.kernels == 0
     assert isinstance(report.failures[0], InvalidTags)
