@@ -314,3 +314,75 @@ def _relocated(error: NotebookError, shown: str, page: Page, twins: list[str]) -
     if twins:
         reason += f" (the same code as {', '.join(twins)})"
     return type(error)(shown, reason, cell=error.cell, line=line, hint=error.hint, details=error.details)
+
+
+_PARTS = {
+    "code": "its code cells or their options changed",
+    "kernel": "the kernel changed",
+    "engine": "the engine's source changed",
+    "environment": "the environment changed",
+    "variables": "the allow-listed environment variables changed",
+}
+
+
+def explain(engine: Engine, path: Path) -> str:
+    """Why the page would be served from the cache or executed, in one line (python -m torchnotes execute --explain)."""
+    shown = engine.shown(path)
+    try:
+        page = read_page(path)
+    except NotebookError as error:
+        return f"{shown}: cannot be executed: {error.message}"
+    if not page.code_cells:
+        return f"{shown}: no code cells, nothing to execute"
+    parts = engine.key_parts(page)
+    key = key_from_parts(parts)
+    if engine.mode == "force":
+        return f"{shown}: miss: --force executes every page"
+    body, note = engine._lookup(key, page)
+    if body is not None:
+        return f"{shown}: hit: entry {key[:12]} (executed {body['date']}); its code, engine, environment, files and packages are unchanged"
+    if note != "no entry":
+        return f"{shown}: miss: entry {key[:12]} exists, but {note}"
+    previous = _previous_entry(engine, shown)
+    if previous is None:
+        return f"{shown}: miss: no entry {key[:12]}, and the last report has no entry of this page to compare with"
+    before = previous.get("key_parts", {})
+    reasons = []
+    for name, text in _PARTS.items():
+        if before.get(name) == parts[name]:
+            continue
+        if name == "environment":
+            old, new = previous.get("env", {}), engine.env.key()
+            fields_ = [f"{k} {old.get(k)!r} -> {new.get(k)!r}" for k in sorted(new) if k != "variables" and old.get(k) != new.get(k)]
+            text += f" ({'; '.join(fields_)})" if fields_ else ""
+        elif name == "variables":
+            old, new = json.loads(before.get(name) or "{}"), json.loads(parts[name])
+            text += " (" + "; ".join(f"{k} {old.get(k)!r} -> {new.get(k)!r}" for k in sorted(set(old) | set(new))
+                                     if old.get(k) != new.get(k)) + ")"
+        elif name in ("engine", "kernel"):
+            text += f" ({before.get(name)} -> {parts[name]})"
+        reasons.append(text)
+    return f"{shown}: miss: no entry {key[:12]}; since the last build " + ("; ".join(reasons) or "nothing in the key changed")
+
+
+def _previous_entry(engine: Engine, shown: str) -> dict | None:
+    report = engine.cache.folder / "report.json"
+    if not report.exists():
+        return None
+    rows = json.loads(report.read_text(encoding="utf-8")).get("pages", [])
+    key = next((row.get("key") for row in rows if row.get("page") == shown), None)
+    return engine._get(key) if key else None
+
+
+def current_keys(engine: Engine, paths: list[Path]) -> set[str]:
+    """The entries the given pages use now (their key, and their own variant for outputs that quote source)."""
+    keys = set()
+    for path in paths:
+        try:
+            page = read_page(path)
+        except NotebookError:
+            continue
+        if page.code_cells:
+            key = engine.key(page)
+            keys |= {key, variant_key(key, full_source_hash(page.code_cells))}
+    return keys
