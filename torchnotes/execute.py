@@ -125,7 +125,7 @@ async def execute_page(page: Page, options: Options, display_path: str | None = 
             limit, build_limited = left, True
     begin = time.perf_counter()
     try:
-        await asyncio.wait_for(client.async_execute(env=env), limit)
+        await _within(client.async_execute(env=env), limit)
     except CellTimeoutError:
         result.error = fail(CellTimeout, f"cell did not finish within {page.timeout or options.timeout} s")
     except DeadKernelError as error:
@@ -165,6 +165,20 @@ async def execute_page(page: Page, options: Options, display_path: str | None = 
         except RecordMissing as error:
             result.error = InputsUnrecorded(shown, str(error))
     return result
+
+
+async def _within(coroutine, limit: float | None):
+    """Like asyncio.wait_for, but the error is always TimeoutError: nbclient turns a cancelled cell into
+    DeadKernelError, which would blame the kernel for the page's time limit."""
+    task = asyncio.ensure_future(coroutine)
+    done, _ = await asyncio.wait({task}, timeout=limit)
+    if done:
+        return task.result()
+    task.cancel()
+    await asyncio.wait({task})  # nbclient shuts the kernel down on the way out
+    if not task.cancelled():
+        task.exception()  # retrieved, so asyncio does not log it: the time limit is the error reported
+    raise TimeoutError
 
 
 def _check_expected_errors(shown, cells, outputs, lines, cuda) -> NotebookError | None:
