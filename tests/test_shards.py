@@ -9,6 +9,7 @@ from pathlib import Path
 from helpers import code, page
 
 from torchnotes.cache import Cache, merge
+from torchnotes.checks import sync_pairs
 from torchnotes.shards import split
 
 
@@ -32,6 +33,7 @@ def test_merged_shards_equal_a_single_machine_build(tmp_path):
         (root / "mkdocs.yml").write_text("site_name: t\nplugins:\n  - torchnotes:\n      languages: [en]\n")
         for i in range(4):
             page(root / "docs", f"en/p{i}.md", code(f"import torch\ntorch.manual_seed({i})\nprint(torch.rand(2))"))
+        sync_pairs(root / "docs", root / "notebooks", ["en"])  # execute checks the pairs before running
         return root
 
     def execute(root, *args):
