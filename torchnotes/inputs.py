@@ -46,8 +46,10 @@ def file_hash(path: Path) -> str | None:
 
 def snapshot(root: Path, record: dict) -> dict:
     """The entry's 'inputs': {"files": {path relative to root: sha256}, "packages": {name: version}}."""
+    engine = Path(__file__).resolve().parent  # its source is in the key already (cache.ENGINE_VERSION)
+    files = [rel for rel in record["files"] if not (Path(root) / rel).resolve().is_relative_to(engine)]
     return {
-        "files": {rel: file_hash(Path(root) / rel) for rel in record["files"]},
+        "files": {rel: file_hash(Path(root) / rel) for rel in files},
         "packages": dict(record["packages"]),
     }
 
