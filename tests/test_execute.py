@@ -139,10 +139,15 @@ def test_kernel_death(tmp_path, make_engine):
 
 
 def test_memory_blow_up_is_contained(tmp_path, make_engine):
-    path = page(tmp_path, "en/a.md", code("import torch\nx = torch.empty(64 * 2**30, dtype=torch.uint8)\nx.fill_(1)"))
+    # 6 GiB of address space: reserved lazily, so without a cap it succeeds; under a 4 GiB cap it must fail.
+    big = code("import torch\nx = torch.empty(6 * 2**30, dtype=torch.uint8)\nprint('allocated')")
+    path = page(tmp_path, "en/a.md", big)
     result = run_one(make_engine, path, memory_limit_mb=4096)
-    assert isinstance(result.error, (CellFailed, KernelDied))
+    assert isinstance(result.error, CellFailed) and "can't allocate memory" in result.error.reason
     assert result.error.cell == 1
+    # The same cell without the cap runs: the cap, not the machine, refused it.
+    uncapped = run_one(make_engine, page(tmp_path, "en/c.md", big), memory_limit_mb=0)
+    assert uncapped.error is None and uncapped.outputs[0][0]["text"] == "allocated\n"
     # The machine survived: the next page runs.
     ok = page(tmp_path, "en/b.md", code("print('alive')"))
     assert run_one(make_engine, ok, memory_limit_mb=4096).outputs[0][0]["text"] == "alive\n"
@@ -188,9 +193,10 @@ def test_broken_yaml_front_matter(tmp_path):
         read_page(path)
 
 
-def test_invalid_page_fails_the_run_with_its_error(tmp_path, make_engine):
-    bad = page(tmp_path, "en/bad.md", code("x = 1", 'tags=["nope"]'))
+def test_invalid_page_stops_the_run_before_any_kernel(tmp_path, make_engine):
     good = page(tmp_path, "en/good.md", code("print('ok')"))
-    report = make_engine().run([bad, good])
-    assert [r.status for r in report.results] == ["failed", "run"]
+    bad = page(tmp_path, "en/bad.md", code("x = 1", 'tags=["nope"]'))
+    report = make_engine().run([good, bad])
+    assert [r.status for r in report.results] == ["skipped", "failed"]
+    assert report.kernels == 0
     assert isinstance(report.failures[0], InvalidTags)

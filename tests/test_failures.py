@@ -3,10 +3,14 @@ and the cause, and a following good build that is correct. Tiny sites in tmp_pat
 
 import json
 import os
+import re
+import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import time
+from pathlib import Path
 
 import pytest
 from helpers import code, page
@@ -18,11 +22,18 @@ CONFIG = "site_name: t\nplugins:\n  - torchnotes:\n      languages: [en, zh]\n  
 GOOD = code("print('fixed')")
 
 
-def site(tmp_path, body, extra=""):
-    (tmp_path / "mkdocs.yml").write_text(CONFIG)
+def site(tmp_path, body, extra="", config=CONFIG):
+    (tmp_path / "mkdocs.yml").write_text(config)
     for lang in ("en", "zh"):
         page(tmp_path / "docs", f"{lang}/p.md", body, extra=extra)
+    synced(tmp_path)
     return tmp_path
+
+
+def synced(root):
+    """Notebooks written from the pages, as after 'torchnotes sync': execute checks the pairs first."""
+    sync_pairs(root / "docs", root / "notebooks", ["en", "zh"])
+    return root
 
 
 def cli(root, *args, **kwargs):
@@ -33,6 +44,7 @@ def cli(root, *args, **kwargs):
 def fix_and_rebuild(root):
     for lang in ("en", "zh"):
         page(root / "docs", f"{lang}/p.md", GOOD)
+    synced(root)
     done = cli(root, "execute")
     assert done.returncode == 0, done.stderr
     report = json.loads((root / ".cache/torchnotes/report.json").read_text())
@@ -52,8 +64,8 @@ def fix_and_rebuild(root):
     (code("import time\ntime.sleep(60)"), "timeout: 2\n", ["(code cell 1)", "did not finish within 2 s"]),
     # kernel death
     (code("import os\nos._exit(1)"), "", ["(code cell 1)", "kernel died"]),
-    # memory blow-up under the cap
-    (code("import torch\nx = torch.ones(2**40, dtype=torch.uint8)"), "", ["(code cell 1)"]),
+    # memory blow-up under the cap (4096 MB in CONFIG): 6 GiB of address space is refused only by the cap
+    (code("import torch\nx = torch.empty(6 * 2**30, dtype=torch.uint8)"), "", ["(code cell 1)", "can't allocate memory"]),
     # syntax error
     (code("for i in range(3) print(i)"), "", ["(code cell 1)", "SyntaxError"]),
     # invalid front matter
@@ -96,10 +108,14 @@ def test_two_builds_at_once_on_one_cache(tmp_path):
     root = site(tmp_path, code("import time\ntime.sleep(1)\nprint('same')"))
     page(root / "docs", "en/q.md", code("print('q')"))
     page(root / "docs", "zh/q.md", code("print('q')"))
+    synced(root)
     runs = [subprocess.Popen([sys.executable, "-m", "torchnotes", "execute", "--report", f"r{i}.json"], cwd=root,
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for i in range(2)]
     outcomes = [r.communicate(timeout=300) for r in runs]
     assert [r.returncode for r in runs] == [0, 0], outcomes
+    # A lock per entry: the second build waits for the first and reuses its entries instead of running them again.
+    kernels = [int(re.search(r"(\d+) kernels", out).group(1)) for out, _ in outcomes]
+    assert sum(kernels) == 2, outcomes
     cache = Cache(root / ".cache/torchnotes")
     keys = cache.keys()
     assert len(keys) == 2
@@ -110,13 +126,42 @@ def test_two_builds_at_once_on_one_cache(tmp_path):
     assert "0 kernels" in again.stdout
 
 
-def test_interrupted_build_then_rerun(tmp_path):
-    root = site(tmp_path, code("print('start')") + code("import time\ntime.sleep(60)") + code("print('end')"))
-    run = subprocess.Popen([sys.executable, "-m", "torchnotes", "execute"], cwd=root, stdout=subprocess.DEVNULL,
-                           stderr=subprocess.DEVNULL, start_new_session=True)
-    time.sleep(8)  # the kernel is inside the sleeping cell
-    os.killpg(run.pid, signal.SIGKILL)
+def _kernels_of(build: int) -> list[int]:
+    """PIDs of live kernels started by the build process (they carry TORCHNOTES_BUILD_PID)."""
+    found = []
+    for proc in Path("/proc").iterdir():
+        if not proc.name.isdigit():
+            continue
+        try:
+            environ = (proc / "environ").read_bytes().split(b"\0")
+            state = (proc / "stat").read_text().rsplit(")", 1)[1].split()[0]
+        except (FileNotFoundError, ProcessLookupError, PermissionError):
+            continue
+        if f"TORCHNOTES_BUILD_PID={build}".encode() in environ and state != "Z":
+            found.append(int(proc.name))
+    return found
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc; the parent-death signal is Linux's")
+def test_kill_9_of_the_build_kills_its_kernel_and_the_next_build_cleans_up(tmp_path):
+    root = site(tmp_path, code("open('started', 'w').close()\nimport time\ntime.sleep(60)") + code("print('end')"))
+    temp = Path(tempfile.mkdtemp(prefix="tn"))  # short: IPC socket paths have a length limit
+    env = dict(os.environ, TMPDIR=str(temp))
+    run = subprocess.Popen([sys.executable, "-m", "torchnotes", "execute"], cwd=root, env=env,
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    started = root / "docs/en/started"
+    for _ in range(600):
+        if started.exists():
+            break
+        time.sleep(0.1)
+    assert started.exists(), "the kernel never reached the sleeping cell"
+    kernels = _kernels_of(run.pid)
+    assert kernels and list(temp.glob(f"torchnotes-{run.pid}-*"))
+    os.kill(run.pid, signal.SIGKILL)  # kill -9 of the build process alone
     run.wait(timeout=30)
+    time.sleep(0.5)
+    assert not _kernels_of(run.pid), "the kernel outlived its build"
+    assert list(temp.glob(f"torchnotes-{run.pid}-*"))  # left behind: the next build clears it
     cache = root / ".cache/torchnotes"
     assert not Cache(cache).keys()  # nothing half-written became an entry
     # A write cut short leaves at most a temporary file, which is never read as an entry.
@@ -124,5 +169,8 @@ def test_interrupted_build_then_rerun(tmp_path):
     (cache / ".deadbeef.partial.tmp").write_text('{"sha256": "x", "bo')
     for lang in ("en", "zh"):
         page(root / "docs", f"{lang}/p.md", code("print('start')") + code("print('end')"))
-    done = cli(root, "execute")
-    assert done.returncode == 0 and "1 run" in done.stdout
+    synced(root)
+    done = cli(root, "execute", env=env)
+    assert done.returncode == 0 and "1 run" in done.stdout, done.stderr
+    assert not list(temp.glob("torchnotes-*"))
+    shutil.rmtree(temp)

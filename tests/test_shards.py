@@ -6,14 +6,11 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
 from helpers import code, page
 
 from torchnotes.cache import Cache, merge
-from torchnotes.checks import page_paths
+from torchnotes.checks import sync_pairs
 from torchnotes.shards import split
-
-ROOT = Path(__file__).resolve().parent.parent
 
 
 def test_shards_partition_and_balance():
@@ -36,6 +33,7 @@ def test_merged_shards_equal_a_single_machine_build(tmp_path):
         (root / "mkdocs.yml").write_text("site_name: t\nplugins:\n  - torchnotes:\n      languages: [en]\n")
         for i in range(4):
             page(root / "docs", f"en/p{i}.md", code(f"import torch\ntorch.manual_seed({i})\nprint(torch.rand(2))"))
+        sync_pairs(root / "docs", root / "notebooks", ["en"])  # execute checks the pairs before running
         return root
 
     def execute(root, *args):
@@ -69,39 +67,3 @@ def test_merge_leaves_out_damaged_entries(tmp_path):
     copied, damaged = merge([good.folder, bad.folder], tmp_path / "merged")
     assert copied == 1 and len(damaged) == 1 and "checksum" in damaged[0].message
     assert Cache(tmp_path / "merged").keys() == {"k1"}
-
-
-def shards_command(*args, cwd=ROOT):
-    done = subprocess.run([sys.executable, "-m", "torchnotes", *args], cwd=cwd, capture_output=True, text=True,
-                          timeout=120)
-    assert done.returncode == 0, done.stderr
-    return done.stdout
-
-
-@pytest.mark.parametrize("config", ["mkdocs.yml", "tests/fixtures/site/mkdocs.yml"])
-@pytest.mark.parametrize("count", [1, 2, 3])
-def test_planned_shards_are_exactly_the_page_set(config, count):
-    """The deploy workflow's plan: every page of every language in exactly one shard, nothing else."""
-    docs = (ROOT / config).parent / "docs"
-    expected = sorted(p.relative_to(ROOT).as_posix() for lang in ("en", "zh") for p in page_paths(docs, lang))
-    plan = json.loads(shards_command("-f", config, "shards", "--count", str(count), "--json"))
-    entries = plan["include"]
-    assert [e["shard"] for e in entries] == list(range(1, count + 1))
-    assert all(e["count"] == count for e in entries)
-    listed = [page for e in entries for page in e["pages"].split()]
-    assert sorted(listed) == expected  # the union is the page set, and no page is in two shards
-
-
-def test_plan_uses_the_report_and_leaves_out_empty_shards(tmp_path):
-    (tmp_path / "mkdocs.yml").write_text("site_name: t\nplugins:\n  - torchnotes:\n      languages: [en]\n")
-    for i in range(3):
-        page(tmp_path / "docs", f"en/p{i}.md", "Text.\n")
-    report = tmp_path / "report.json"
-    report.write_text(json.dumps({"pages": [{"page": "docs/en/p0.md", "run_seconds": 50},
-                                            {"page": "docs/en/p1.md", "run_seconds": 1},
-                                            {"page": "docs/en/p2.md", "run_seconds": 1}]}))
-    plan = json.loads(shards_command("shards", "--count", "2", "--json", "--report", str(report), cwd=tmp_path))
-    assert [e["pages"] for e in plan["include"]] == ["docs/en/p0.md", "docs/en/p1.md docs/en/p2.md"]
-    five = json.loads(shards_command("shards", "--count", "5", "--json", cwd=tmp_path))
-    assert [(e["shard"], e["count"], e["pages"]) for e in five["include"]] == [
-        (1, 3, "docs/en/p0.md"), (2, 3, "docs/en/p1.md"), (3, 3, "docs/en/p2.md")]  # no shard with no pages

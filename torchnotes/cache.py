@@ -1,7 +1,9 @@
 """Cache executed outputs by what changes execution, never by prose.
 
-The key hashes the code cells (comments stripped) with their options, the kernel, the kernel setup and
-the environment. An entry is one JSON file written atomically and carrying a checksum of its own body,
+The key hashes the code cells (comments stripped) with their options, the kernel, the engine's own source
+(kernel setup included) and the environment (allow-listed variables included). The entry also records the
+project files the page read and the packages it imported, and is served only while those are unchanged
+(torchnotes.inputs). An entry is one JSON file written atomically and carrying a checksum of its own body,
 so a truncated or edited entry is detected and executed again, never served.
 """
 
@@ -15,31 +17,63 @@ from pathlib import Path
 
 from .environment import Environment
 from .errors import CacheCorrupted
-from .pages import code_fingerprint
+from .pages import code_fingerprint  # noqa: F401  (re-exported: the key's view of code)
 
-SETUP_SOURCE = (Path(__file__).parent / "kernel_setup.py").read_text(encoding="utf-8")
-FORMAT = 3  # 2: outputs normalised (streams merged, kernel temp files named <cell>); 3: outputs by cell id
+# The modules whose code decides what a cached entry holds. The renderer and the MkDocs glue are not here:
+# they run on every build, from the entry, so a change to them needs no re-execution.
+ENGINE_SOURCES = ("cache.py", "engine.py", "environment.py", "execute.py", "inputs.py", "kernel_setup.py",
+                  "outputs.py", "pages.py")
+
+
+def engine_version(folder: Path = Path(__file__).parent) -> str:
+    """A hash of the engine's own source: editing it re-executes pages without a manual version bump."""
+    digest = hashlib.sha256()
+    for name in ENGINE_SOURCES:
+        digest.update(name.encode() + b"\0" + (Path(folder) / name).read_bytes() + b"\0")
+    return digest.hexdigest()[:16]
+
+
+ENGINE_VERSION = engine_version()
+
+
+def full_source_hash(code_cells: list) -> str:
+    """The code with its comments: outputs that quote source (tracebacks, warnings) differ between translations."""
+    return _digest([cell.source for cell in code_cells])
+
+
+def key_parts(code_cells: list, kernel: str, env: Environment) -> dict[str, str]:
+    """Each part of the key on its own, so a miss can say which one changed."""
+    env_key = env.key()
+    variables = env_key.pop("variables", "{}")
+    cells = [
+        {
+            "code": code_fingerprint(cell.source),
+            "tags": sorted(cell.metadata.get("tags", [])),
+            "raises": cell.metadata.get("raises"),
+            "match": cell.metadata.get("match"),
+        }
+        for cell in code_cells
+    ]
+    return {
+        "code": _digest(cells),
+        "kernel": kernel,
+        "engine": ENGINE_VERSION,
+        "environment": _digest(env_key),
+        "variables": variables,
+    }
+
+
+def key_from_parts(parts: dict[str, str]) -> str:
+    return _digest(parts)
 
 
 def cache_key(code_cells: list, kernel: str, env: Environment) -> str:
-    payload = {
-        "format": FORMAT,
-        "kernel": kernel,
-        "setup": SETUP_SOURCE,
-        "env": env.key(),
-        "cells": [
-            {
-                "id": cell.id,
-                "code": code_fingerprint(cell.source),
-                "tags": sorted(cell.metadata.get("tags", [])),
-                "raises": cell.metadata.get("raises"),
-                "match": cell.metadata.get("match"),
-            }
-            for cell in code_cells
-        ],
-    }
-    blob = json.dumps(payload, sort_keys=True, ensure_ascii=False).encode()
-    return hashlib.sha256(blob).hexdigest()
+    return key_from_parts(key_parts(code_cells, kernel, env))
+
+
+def variant_key(key: str, source_hash: str) -> str:
+    """Where a page keeps its own outputs when they quote its source and its comments differ from the twin's."""
+    return hashlib.sha256(f"{key}:{source_hash}".encode()).hexdigest()
 
 
 class Cache:
@@ -96,8 +130,16 @@ class Cache:
         found = self.folder.glob(f"*{self.SUFFIX}") if self.folder.exists() else []
         return {p.name[: -len(self.SUFFIX)] for p in found}
 
+    def prune(self, keep: set[str]) -> list[str]:
+        """Remove every entry not in keep (and lock files of removed entries); returns the removed keys."""
+        removed = sorted(self.keys() - set(keep))
+        for key in removed:
+            self.discard(key)
+            (self.folder / ".locks" / f"{key}.lock").unlink(missing_ok=True)
+        return removed
 
-def _digest(body: dict) -> str:
+
+def _digest(body) -> str:
     return hashlib.sha256(json.dumps(body, sort_keys=True, ensure_ascii=False).encode()).hexdigest()
 
 

@@ -6,6 +6,9 @@
     python -m torchnotes run PAGE          execute one page and print its cells with their outputs
     python -m torchnotes merge DIR...      merge shard caches into the site's cache
     python -m torchnotes shards --count N  split the pages into N shards balanced by the last report [--json]
+    python -m torchnotes execute --explain PAGE   why a page would be served from the cache or executed
+    python -m torchnotes merge DIR...      merge shard caches into the site's cache (fails on a damaged entry)
+    python -m torchnotes cache prune       remove cache entries that no current page uses
     python -m torchnotes summary           Markdown summary of the last report [--against main's report]
     python -m torchnotes render [OUT]      execute what the cache lacks and write the publish tree (plain Markdown)
     python -m torchnotes zensical          render, then build the site with Zensical into site-zensical/
@@ -24,7 +27,7 @@ from . import recorded
 from .cache import Cache
 from .cache import merge as merge_caches
 from .checks import check_pairs, check_translations, check_untranslated, page_paths, sync_pairs
-from .engine import Engine
+from .engine import Engine, PageResult, Report, current_keys, explain
 from .environment import probe
 from .errors import BuildFailed, NotebookError, RecordingNeedsCuda
 from .glossary import check_terms
@@ -62,6 +65,10 @@ def main(argv: list[str] | None = None) -> int:
                          "needs-cuda cells)")
     # Tests record their own tag on CPU through this same path (recorded.TEST_TAG); not for pages.
     ex.add_argument("--record-tag", default=recorded.TAG, help=argparse.SUPPRESS)
+    ex.add_argument("--explain", action="store_true", help="say for each page why it is a cache hit or miss; run nothing")
+    ex.add_argument("--prune", action="store_true", help="after a good build, remove entries no current page uses")
+    ex.add_argument("--page-timeout", type=float, default=900, help="seconds for a whole page (default 900; 0: none)")
+    ex.add_argument("--build-timeout", type=float, default=0, help="seconds for the whole build (default: none)")
     run = sub.add_parser("run", help="execute one page and print its cells and outputs")
     run.add_argument("page", type=Path)
     summ = sub.add_parser("summary", help="Markdown summary of the last report (for CI job summaries)")
@@ -78,6 +85,8 @@ def main(argv: list[str] | None = None) -> int:
     render.add_argument("--force", action="store_true", help="execute every page, ignoring the cache")
     zen = sub.add_parser("zensical", help="render, then build every language with Zensical")
     zen.add_argument("--site-dir", type=Path, default=Path("site-zensical"))
+    cache_cmd = sub.add_parser("cache", help="look after the execution cache")
+    cache_cmd.add_argument("action", choices=["prune"], help="prune: keep only the entries the current pages use")
     args = parser.parse_args(argv)
 
     s = load_settings(args.config_file)
@@ -126,7 +135,7 @@ def main(argv: list[str] | None = None) -> int:
         for error in damaged:
             print(error.message, file=sys.stderr)
         print(f"merged {copied} entries into {cfg['root'] / cfg['cache_dir']}; {len(damaged)} damaged entries left out")
-        return 0
+        return 1 if damaged else 0
 
     env = probe(cfg["root"] / cfg["requirements"])
     if args.command in ("render", "zensical"):
@@ -157,7 +166,13 @@ def main(argv: list[str] | None = None) -> int:
         print("FAILED" if result.error else "OK")
         return 1 if result.error else 0
 
-    pages = args.pages or [p for lang in langs for p in page_paths(docs, lang)]
+    everything = [p for lang in langs for p in page_paths(docs, lang)]
+    if args.command == "cache":
+        engine = Engine(cache, env, root=cfg["root"], kernel=cfg["kernel"])
+        removed = cache.prune(current_keys(engine, everything))
+        print(f"removed {len(removed)} entries no current page uses; {len(cache.keys())} kept")
+        return 0
+    pages = args.pages or everything
     if args.record:
         # Probe first: a machine without CUDA stops here, before any page runs.
         machine = recorded.probe_machine()
@@ -170,19 +185,42 @@ def main(argv: list[str] | None = None) -> int:
             pages = recorded.pages_with(pages, args.record_tag)
     engine = Engine(cache, env, root=cfg["root"], jobs=args.jobs or cfg["jobs"] or None, timeout=cfg["timeout"],
                     kernel=cfg["kernel"], memory_limit_mb=cfg["memory_limit_mb"],
-                    mode="force" if args.force else "auto")
+                    mode="force" if args.force else "auto", page_timeout=args.page_timeout,
+                    build_timeout=args.build_timeout)
+    if args.explain:
+        for path in pages:
+            print(explain(engine, path))
+        return 0
+    report_path = args.report or cache.folder / "report.json"
+    # Every check before any kernel starts: a broken page is reported at once, not after the others ran.
+    problems = check_translations(docs, langs) + check_pairs(docs, notebooks, langs)
+    if problems:
+        for error in problems:
+            print(error.message, file=sys.stderr)
+        failed = [PageResult(engine.shown(e.path), "failed", error=e) for e in problems]
+        Report(env, failed, 0.0, kernels=0).write(report_path)
+        print(f"{len(problems)} problem(s) found before execution; nothing was run")
+        return 1
     if args.shard:
-        report_path = args.report or cache.folder / "report.json"
         pages = split(pages, *args.shard, previous_durations(report_path, cfg["root"]), root=cfg["root"])
-    report = engine.run(pages)
+    try:
+        report = engine.run(pages)
+    except BaseException as crash:
+        # The PR summary must not read an older report, or none, as "0 failed".
+        crashed = PageResult("(build)", "failed", error=NotebookError("(build)", f"the build stopped: {crash!r}"))
+        Report(env, [crashed], 0.0, kernels=0).write(report_path)
+        raise
     print(report.summary_line())
-    report.write(args.report or cache.folder / "report.json")
+    report.write(report_path)
     if args.record:
         store = recorded.Store(cfg["root"] / recorded.STORE_DIR, docs)
         for path in recorded.record(report.results, store, machine, tag=args.record_tag):
             print(f"recorded {path}")
     for error in report.failures:
         print(error.message, file=sys.stderr)
+    if args.prune and not report.failures:
+        removed = cache.prune(report.used_keys | current_keys(engine, everything))
+        print(f"pruned {len(removed)} unused cache entries")
     return 1 if report.failures else 0
 
 

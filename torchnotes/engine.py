@@ -7,22 +7,25 @@ import concurrent.futures
 import datetime
 import json
 import os
+import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 
-from .cache import Cache, cache_key
+from .cache import Cache, full_source_hash, key_from_parts, key_parts, variant_key
 from .environment import Environment
-from .errors import CacheCorrupted, NotebookError, NotExecuted
-from .execute import Options, execute_page
+from .errors import BuildTimeout, CacheCorrupted, NotebookError
+from .execute import Execution, Options, execute_page
+from .inputs import changes, snapshot
+from .locks import clean_leftovers, entry_lock
 from .pages import Page, read_page
 
 
 @dataclass
 class PageResult:
     page: str
-    status: str  # "run", "cached", "failed" or "static" (no code cells)
+    status: str  # "run", "cached", "failed", "static" (no code cells) or "skipped" (the build stopped first)
     key: str = ""
     seconds: float = 0.0
     date: str = ""
@@ -45,6 +48,7 @@ class Report:
     results: list[PageResult]
     seconds: float
     kernels: int
+    used_keys: set = field(default_factory=set, repr=False)  # every entry this build read or wrote
 
     @property
     def failures(self) -> list[NotebookError]:
@@ -54,17 +58,36 @@ class Report:
         return sum(r.status == status for r in self.results)
 
     def summary_line(self) -> str:
-        return (f"{len(self.results)} pages: {self.count('run')} run, {self.count('cached')} cached, "
+        line = (f"{len(self.results)} pages: {self.count('run')} run, {self.count('cached')} cached, "
                 f"{self.count('failed')} failed, {self.count('static')} without code; "
                 f"{self.kernels} kernels, {self.seconds:.1f} s")
+        if self.count("skipped"):
+            line += f"; stopped before running {self.count('skipped')} page(s)"
+        return line
 
     def to_json(self) -> dict:
-        return {"env": self.env.key(), "seconds": self.seconds, "kernels": self.kernels,
+        return {"status": "failed" if self.failures else "ok", "failed": len(self.failures),
+                "env": self.env.key(), "seconds": self.seconds, "kernels": self.kernels,
                 "pages": [r.summary() for r in self.results]}
 
     def write(self, path: Path) -> None:
+        """Atomically: a reader (the PR summary) sees the previous report or this one, never half of one."""
+        path = Path(path)
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps(self.to_json(), indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as handle:
+                handle.write(json.dumps(self.to_json(), indent=1, ensure_ascii=False) + "\n")
+            os.replace(tmp, path)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
+
+
+def quotes_source(outputs: dict[str, list[dict]]) -> bool:
+    """Outputs that can show source lines: tracebacks, and stderr (warnings print the offending line)."""
+    return any(o.get("output_type") == "error" or (o.get("output_type") == "stream" and o.get("name") == "stderr")
+               for cell in outputs.values() for o in cell)
 
 
 class Engine:
@@ -72,14 +95,16 @@ class Engine:
 
     def __init__(self, cache: Cache, env: Environment, *, root: Path | None = None, jobs: int | None = None,
                  timeout: int = 300, kernel: str = "python3", memory_limit_mb: int = 0, mode: str = "auto",
-                 log: Callable[[str], None] = print):
+                 page_timeout: float = 900, build_timeout: float = 0, log: Callable[[str], None] = print):
         if mode not in ("auto", "force", "off"):
             raise ValueError(f"execution mode must be auto, force or off, not {mode!r}")
         self.cache = cache
         self.env = env
         self.root = Path(root or Path.cwd()).resolve()
         self.jobs = jobs or os.cpu_count() or 1
-        self.options = Options(kernel=kernel, timeout=timeout, memory_limit_mb=memory_limit_mb, cuda=env.cuda)
+        self.options = Options(kernel=kernel, timeout=timeout, memory_limit_mb=memory_limit_mb, cuda=env.cuda,
+                               page_timeout=page_timeout, root=self.root)
+        self.build_timeout = build_timeout
         self.mode = mode
         self.log = log
 
@@ -88,7 +113,10 @@ class Engine:
         return str(path.relative_to(self.root)) if path.is_relative_to(self.root) else str(path)
 
     def key(self, page: Page) -> str:
-        return cache_key(page.code_cells, self.options.kernel, self.env)
+        return key_from_parts(self.key_parts(page))
+
+    def key_parts(self, page: Page) -> dict[str, str]:
+        return key_parts(page.code_cells, self.options.kernel, self.env)
 
     def run(self, paths: list[Path]) -> Report:
         try:
@@ -101,8 +129,12 @@ class Engine:
 
     async def run_async(self, paths: list[Path]) -> Report:
         begin = time.perf_counter()
+        deadline = time.monotonic() + self.build_timeout if self.build_timeout else None
+        for leftover in clean_leftovers():
+            self.log(f"removed {leftover}, left by a build that was killed")
         results: dict[str, PageResult] = {}
         todo: dict[str, list[tuple[str, Page]]] = {}
+        used: set[str] = set()
         for path in paths:
             shown = self.shown(path)
             try:
@@ -126,67 +158,144 @@ class Engine:
             state = result.status + (f" ({result.note})" if result.note else "")
             self.log(f"[{done}/{total}] {result.page}  {result.seconds:.1f} s  {state}")
 
+        def finish(kernels: int) -> Report:
+            ordered = [results[self.shown(p)] for p in paths]
+            return Report(self.env, ordered, round(time.perf_counter() - begin, 3), kernels=kernels, used_keys=used)
+
+        if any(r.status == "failed" for r in results.values()):
+            # A broken page stops the build before any kernel starts: its error comes first, not last.
+            for result in results.values():
+                if result.status != "failed":
+                    result.status, result.note = "skipped", "the build stopped at a page that cannot be read"
+                report(result)
+            return finish(0)
+
         for result in results.values():
-            if result.status in ("failed", "static"):
+            if result.status == "static":
                 report(result)
 
-        to_run: list[tuple[str, list[tuple[str, Page]]]] = []
+        pending: list[tuple[str, list[tuple[str, Page]]]] = []
         for key, group in todo.items():
-            body, note = self._lookup(key)
-            if body is None and self.mode == "off":
-                for shown, _ in group:
-                    results[shown].status = "failed"
-                    results[shown].error = NotExecuted(shown, f"no cached outputs (key {key[:12]})")
+            left = []
+            for shown, page in group:
+                if self._serve(key, shown, page, results, used):
                     report(results[shown])
-                continue
-            if body is None:
-                to_run.append((key, group))
-                for shown, _ in group:
-                    results[shown].note = note
-                continue
-            for shown, _ in group:
-                self._fill(results[shown], body, "cached")
-                report(results[shown])
+                else:
+                    left.append((shown, page))
+            if left:
+                pending.append((key, left))
 
         limit = asyncio.Semaphore(self.jobs)
+        kernels = 0
+
+        def failed(group: list[tuple[str, Page]], error: NotebookError) -> None:
+            names = [shown for shown, _ in group]
+            for shown, page in group:
+                result = results[shown]
+                result.status, result.seconds = "failed", 0.0
+                result.error = _relocated(error, shown, page, [n for n in names if n != shown])
+                report(result)
 
         async def one(key: str, group: list[tuple[str, Page]]) -> None:
-            first, page = group[0]
-            async with limit:
-                execution = await execute_page(page, self.options, first)
-            if execution.error is not None:
-                for shown, _ in group:
-                    result = results[shown]
-                    result.status, result.error, result.seconds = "failed", execution.error, execution.seconds
-                    report(result)
-                return
-            body = {
-                "outputs": execution.outputs,
-                "cell_seconds": execution.cell_seconds,
-                "seconds": execution.seconds,
-                "date": datetime.date.today().isoformat(),
-                "env": self.env.key(),
-            }
-            self.cache.put(key, body)
-            for index, (shown, _) in enumerate(group):
-                # Same code in another language: one kernel, the other page reads the stored result.
-                self._fill(results[shown], body, "run" if index == 0 else "cached")
-                report(results[shown])
+            nonlocal kernels
+            async with entry_lock(self.cache.folder, key):
+                # Another build may have written the entry while this one waited for the lock.
+                if self.mode != "force":
+                    waited = [(s, p) for s, p in group if self._serve(key, s, p, results, used, quiet=True)]
+                    for shown, _ in waited:
+                        report(results[shown])
+                    group = [(s, p) for s, p in group if all(s != w for w, _ in waited)]
+                while group:
+                    first, page = group[0]
+                    if deadline is not None and time.monotonic() >= deadline:
+                        error = BuildTimeout(first, f"not started: the build passed its limit of {self.build_timeout:g} s")
+                        failed(group, error)
+                        return
+                    async with limit:
+                        execution = await execute_page(page, self.options, first, deadline=deadline)
+                    kernels += 1
+                    if execution.error is not None:
+                        failed(group, execution.error)
+                        return
+                    body = self._store(key, page, execution, used)
+                    served = {s for s, p in group
+                              if s == first or not body["quotes_source"] or full_source_hash(p.code_cells) == body["source"]}
+                    for shown, _ in group:
+                        if shown in served:
+                            # Same code in another language: one kernel, the other page reads the stored result.
+                            self._fill(results[shown], body, "run" if shown == first else "cached")
+                            report(results[shown])
+                    # Outputs that quote source lines are not shared between pages whose comments differ.
+                    group = [(s, p) for s, p in group if s not in served]
 
-        await asyncio.gather(*(one(key, group) for key, group in to_run))
-        ordered = [results[self.shown(p)] for p in paths]
-        return Report(self.env, ordered, round(time.perf_counter() - begin, 3), kernels=len(to_run))
+        await asyncio.gather(*(one(key, group) for key, group in pending))
+        return finish(kernels)
 
-    def _lookup(self, key: str) -> tuple[dict | None, str]:
+    def _serve(self, key: str, shown: str, page: Page, results: dict, used: set, quiet: bool = False) -> bool:
+        """Fill the page's result from the cache when an entry holds for it; otherwise note why not."""
+        body, note = self._lookup(key, page)
+        result = results[shown]
+        if body is None:
+            result.note = note
+            return False
+        self._fill(result, body, "cached")
+        result.note = ""
+        used.add(key)
+        if body["source"] != full_source_hash(page.code_cells):
+            used.add(variant_key(key, full_source_hash(page.code_cells)))
+        if quiet:
+            self.log(f"reused {shown}: another build executed it meanwhile")
+        return True
+
+    def _lookup(self, key: str, page: Page) -> tuple[dict | None, str]:
+        """The entry that holds for this page, or None and the reason in words."""
         if self.mode == "force":
             return None, ""
+        body = self._get(key)
+        source = full_source_hash(page.code_cells)
+        if body is not None and body.get("quotes_source") and body.get("source") != source:
+            # Its outputs quote the twin's source lines (comments in another language): this page keeps its own.
+            body = self._get(variant_key(key, source))
+        if body is None:
+            if self.mode == "off":
+                raise RuntimeError(f"execution is off and the cache has no entry {key[:12]}; build once with execution on")
+            return None, "no entry"
+        changed = changes(self.root, body.get("inputs"))
+        if changed:
+            return None, "; ".join(changed)
+        return body, ""
+
+    def _get(self, key: str) -> dict | None:
         try:
-            body = self.cache.get(key)
+            return self.cache.get(key)
         except CacheCorrupted as error:
             self.log(f"warning: {error.message}")
             self.cache.discard(key)
-            return None, "corrupt cache entry replaced"
-        return body, ""
+            return None
+
+    def _store(self, key: str, page: Page, execution: Execution, used: set) -> dict:
+        source = full_source_hash(page.code_cells)
+        body = {
+            "outputs": execution.outputs,
+            "cell_seconds": execution.cell_seconds,
+            "seconds": execution.seconds,
+            "date": datetime.date.today().isoformat(),
+            "env": self.env.key(),
+            "key_parts": self.key_parts(page),
+            "source": source,
+            "quotes_source": quotes_source(execution.outputs),
+            "inputs": snapshot(self.root, execution.record),
+        }
+        main = self._get(key)
+        # The main entry is any page's whose outputs quote no source, else the first page's; twins with other
+        # comments keep theirs under a variant key.
+        if main is None or main.get("source") == source or not body["quotes_source"] or changes(self.root, main.get("inputs")):
+            self.cache.put(key, body)
+            used.add(key)
+        if body["quotes_source"]:
+            self.cache.put(variant_key(key, source), body)
+            used.add(variant_key(key, source))
+        return body
 
     @staticmethod
     def _fill(result: PageResult, body: dict, status: str) -> None:
@@ -196,3 +305,84 @@ class Engine:
         result.seconds = body["seconds"] if status == "run" else 0.0
         result.run_seconds = body["seconds"]
         result.date = body["date"]
+
+
+def _relocated(error: NotebookError, shown: str, page: Page, twins: list[str]) -> NotebookError:
+    """The same failure, named against this page (its own file and fence line), naming the pages that share the code."""
+    line = page.lines[error.cell - 1] if error.cell is not None and error.cell - 1 < len(page.lines) else error.line
+    reason = error.reason
+    if twins:
+        reason += f" (the same code as {', '.join(twins)})"
+    return type(error)(shown, reason, cell=error.cell, line=line, hint=error.hint, details=error.details)
+
+
+_PARTS = {
+    "code": "its code cells or their options changed",
+    "kernel": "the kernel changed",
+    "engine": "the engine's source changed",
+    "environment": "the environment changed",
+    "variables": "the allow-listed environment variables changed",
+}
+
+
+def explain(engine: Engine, path: Path) -> str:
+    """Why the page would be served from the cache or executed, in one line (python -m torchnotes execute --explain)."""
+    shown = engine.shown(path)
+    try:
+        page = read_page(path)
+    except NotebookError as error:
+        return f"{shown}: cannot be executed: {error.message}"
+    if not page.code_cells:
+        return f"{shown}: no code cells, nothing to execute"
+    parts = engine.key_parts(page)
+    key = key_from_parts(parts)
+    if engine.mode == "force":
+        return f"{shown}: miss: --force executes every page"
+    body, note = engine._lookup(key, page)
+    if body is not None:
+        return f"{shown}: hit: entry {key[:12]} (executed {body['date']}); its code, engine, environment, files and packages are unchanged"
+    if note != "no entry":
+        return f"{shown}: miss: entry {key[:12]} exists, but {note}"
+    previous = _previous_entry(engine, shown)
+    if previous is None:
+        return f"{shown}: miss: no entry {key[:12]}, and the last report has no entry of this page to compare with"
+    before = previous.get("key_parts", {})
+    reasons = []
+    for name, text in _PARTS.items():
+        if before.get(name) == parts[name]:
+            continue
+        if name == "environment":
+            old, new = previous.get("env", {}), engine.env.key()
+            fields_ = [f"{k} {old.get(k)!r} -> {new.get(k)!r}" for k in sorted(new) if k != "variables" and old.get(k) != new.get(k)]
+            text += f" ({'; '.join(fields_)})" if fields_ else ""
+        elif name == "variables":
+            old, new = json.loads(before.get(name) or "{}"), json.loads(parts[name])
+            text += " (" + "; ".join(f"{k} {old.get(k)!r} -> {new.get(k)!r}" for k in sorted(set(old) | set(new))
+                                     if old.get(k) != new.get(k)) + ")"
+        elif name in ("engine", "kernel"):
+            text += f" ({before.get(name)} -> {parts[name]})"
+        reasons.append(text)
+    return f"{shown}: miss: no entry {key[:12]}; since the last build " + ("; ".join(reasons) or "nothing in the key changed")
+
+
+def _previous_entry(engine: Engine, shown: str) -> dict | None:
+    report = engine.cache.folder / "report.json"
+    if not report.exists():
+        return None
+    rows = json.loads(report.read_text(encoding="utf-8")).get("pages", [])
+    key = next((row.get("key") for row in rows if row.get("page") == shown), None)
+    return engine._get(key) if key else None
+
+
+def current_keys(engine: Engine, paths: list[Path]) -> set[str]:
+    """The entries the given pages use now (their key, and their own variant for outputs that quote source)."""
+    keys = set()
+    for path in paths:
+        try:
+            page = read_page(path)
+        except NotebookError:
+            continue
+        if page.code_cells:
+            key = engine.key(page)
+            keys |= {key, variant_key(key, full_source_hash(page.code_cells))}
+    return keys

@@ -1,9 +1,11 @@
-"""What the outputs depend on besides the code: Python, torch and its build, the device, the requirements."""
+"""What the outputs depend on besides the code: Python, torch and its build, the device, the requirements and
+the allow-listed environment variables."""
 
 from __future__ import annotations
 
 import hashlib
 import json
+import os
 import subprocess
 import sys
 from dataclasses import asdict, dataclass
@@ -24,6 +26,35 @@ print(json.dumps({
 """
 
 
+# Set in every kernel whatever the shell says: one thread per kernel (kernels run side by side, and float sums
+# stay in one order) and a fixed hash seed.
+FIXED_VARIABLES = {
+    "PYTHONHASHSEED": "0",
+    "OMP_NUM_THREADS": "1",
+    "MKL_NUM_THREADS": "1",
+    "PYDEVD_DISABLE_FILE_VALIDATION": "1",
+}
+# Variables that change what PyTorch computes or prints; their values as the kernel sees them are in the cache
+# key (README, "How the build works"). Others (PATH, HOME, ...) are not: they would make every machine a miss.
+KEYED_VARIABLES = (
+    "PYTHONHASHSEED", "OMP_NUM_THREADS", "MKL_NUM_THREADS", "CUBLAS_WORKSPACE_CONFIG", "CUDA_VISIBLE_DEVICES",
+    "CUDA_LAUNCH_BLOCKING", "PYTORCH_CUDA_ALLOC_CONF", "NVIDIA_TF32_OVERRIDE", "TORCH_ALLOW_TF32_CUBLAS_OVERRIDE",
+    "TORCH_SHOW_CPP_STACKTRACES", "TORCH_LOGS", "ATEN_CPU_CAPABILITY", "MKL_CBWR", "KMP_DETERMINISTIC_REDUCTION",
+)
+
+
+def kernel_variables(base: dict | None = None) -> dict:
+    """The environment a kernel starts with."""
+    env = dict(os.environ if base is None else base)
+    env.update(FIXED_VARIABLES)
+    return env
+
+
+def keyed_variables(base: dict | None = None) -> str:
+    env = kernel_variables(base)
+    return json.dumps({name: env[name] for name in KEYED_VARIABLES if name in env}, sort_keys=True)
+
+
 @dataclass(frozen=True)
 class Environment:
     python: str
@@ -33,6 +64,7 @@ class Environment:
     device: str
     cuda: bool
     requirements: str
+    variables: str = "{}"  # keyed_variables(): the allow-listed environment variables the kernels see
 
     def key(self) -> dict:
         return asdict(self)
@@ -46,7 +78,7 @@ def probe(requirements: Path | None = None, python: str = sys.executable) -> Env
     if done.returncode != 0:
         raise RuntimeError(f"cannot import torch in {python}; install the requirements first:\n{done.stderr[-2000:]}")
     found = json.loads(done.stdout.strip().splitlines()[-1])
-    return Environment(requirements=requirements_hash(requirements), **found)
+    return Environment(requirements=requirements_hash(requirements), variables=keyed_variables(), **found)
 
 
 def requirements_hash(path: Path | None) -> str:

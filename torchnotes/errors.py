@@ -88,6 +88,31 @@ class KernelDied(NotebookError):
     hint = "The kernel process died (a crash, os._exit, or the memory cap). Run the page alone to see why."
 
 
+class PageTimeout(NotebookError):
+    hint = "The whole page ran too long: split it into two pages, or make its examples smaller (--page-timeout)."
+
+
+class BuildTimeout(NotebookError):
+    hint = "The whole build ran past its limit (--build-timeout): run fewer pages per build (--shard k/n) or raise it."
+
+
+class KernelStartFailed(NotebookError):
+    hint = ("Check the kernel name ('kernel:' in mkdocs.yml) and that ipykernel is installed in its Python "
+            "(jupyter kernelspec list; python -m ipykernel install --user).")
+
+
+class InputsUnrecorded(NotebookError):
+    hint = "The kernel must run torchnotes/kernel_setup.py at start (IPKernelApp.exec_files); use an ipykernel kernel."
+
+
+class OutputTooLarge(NotebookError):
+    hint = "Print less (a slice, a shape, a summary) or save large results to a file; see 'Output limits' in CONTRIBUTING.md."
+
+
+class UnreadablePage(NotebookError):
+    hint = "jupytext could not read the page; the reason above names the cause. See the page format in CONTRIBUTING.md."
+
+
 class MissingTranslation(NotebookError):
     hint = "Every page exists in every language at the same relative path: add the missing file (scripts/new_page.py scaffolds both)."
 

@@ -2,20 +2,38 @@
 
 from __future__ import annotations
 
+import asyncio
 import os
 import re
-import tempfile
+import shutil
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import nbformat
+from jupyter_client.kernelspec import NoSuchKernel
 from nbclient import NotebookClient
 from nbclient.exceptions import CellExecutionError, CellTimeoutError, DeadKernelError
 from nbconvert.filters import strip_ansi
 from traitlets.config import Config
 
-from .errors import CellFailed, CellTimeout, ExpectedErrorMismatch, ExpectedErrorMissing, KernelDied, NotebookError
+from .environment import kernel_variables
+from .errors import (
+    BuildTimeout,
+    CellFailed,
+    CellTimeout,
+    ExpectedErrorMismatch,
+    ExpectedErrorMissing,
+    InputsUnrecorded,
+    KernelDied,
+    KernelStartFailed,
+    NotebookError,
+    OutputTooLarge,
+    PageTimeout,
+)
+from .inputs import RECORD_CELL, RecordMissing, parse_record
+from .locks import temp_folder
+from .outputs import PAGE_LIMIT, cap_cell, normalise, over_page_limit
 from .pages import Page
 
 SETUP_FILE = Path(__file__).parent / "kernel_setup.py"
@@ -27,14 +45,17 @@ class Execution:
     cell_seconds: list[float] = field(default_factory=list)
     seconds: float = 0.0
     error: NotebookError | None = None
+    record: dict | None = None  # files and packages the kernel used (torchnotes.inputs)
 
 
 @dataclass
 class Options:
     kernel: str = "python3"
-    timeout: int = 300
+    timeout: int = 300  # seconds per cell (a page's front matter may say otherwise)
     memory_limit_mb: int = 0
     cuda: bool = False
+    page_timeout: float = 900  # seconds for a whole page; 0: no limit
+    root: Path | None = None  # the project: files under it that a page reads are recorded
 
 
 def runnable(cell, cuda: bool) -> bool:
@@ -42,7 +63,9 @@ def runnable(cell, cuda: bool) -> bool:
     return "skip-execution" not in tags and (cuda or "needs-cuda" not in tags)
 
 
-async def execute_page(page: Page, options: Options, display_path: str | None = None) -> Execution:
+async def execute_page(page: Page, options: Options, display_path: str | None = None,
+                       deadline: float | None = None) -> Execution:
+    """deadline: time.monotonic() by which the whole build must be done (BuildTimeout past it)."""
     shown = display_path or str(page.path)
     cells = page.code_cells
     lines = page.lines
@@ -52,6 +75,7 @@ async def execute_page(page: Page, options: Options, display_path: str | None = 
         if not runnable(cell, options.cuda) and "skip-execution" not in tags:
             tags.append("skip-execution")
         notebook.cells.append(nbformat.v4.new_code_cell(cell.source, metadata={"tags": tags}, id=cell.id))
+    notebook.cells.append(nbformat.v4.new_code_cell(RECORD_CELL, id="torchnotes-record"))
 
     started: dict[int, float] = {}
     seconds = [0.0] * len(cells)
@@ -62,22 +86,21 @@ async def execute_page(page: Page, options: Options, display_path: str | None = 
         started[cell_index] = time.perf_counter()
 
     def on_complete(cell, cell_index):
-        seconds[cell_index] = round(time.perf_counter() - started.get(cell_index, time.perf_counter()), 3)
+        if cell_index < len(seconds):
+            seconds[cell_index] = round(time.perf_counter() - started.get(cell_index, time.perf_counter()), 3)
 
-    env = dict(os.environ)
+    env = kernel_variables()
     env.update({
-        "PYTHONHASHSEED": "0",
-        # One thread per kernel: kernels run side by side, and float sums stay in one order.
-        "OMP_NUM_THREADS": "1",
-        "MKL_NUM_THREADS": "1",
         "TORCHNOTES_MEMORY_LIMIT_MB": str(options.memory_limit_mb),
-        "PYDEVD_DISABLE_FILE_VALIDATION": "1",
+        "TORCHNOTES_ROOT": str(Path(options.root or Path.cwd()).resolve()),
+        # The kernel asks to be killed when this process dies (kernel_setup.py).
+        "TORCHNOTES_BUILD_PID": str(os.getpid()),
     })
     # IPC sockets in a private folder: no TCP ports to collide on, and no plaintext-TCP warning per kernel.
-    sockets = tempfile.TemporaryDirectory(prefix="torchnotes-")
+    sockets = temp_folder()
     client = NotebookClient(
         notebook,
-        config=Config({"KernelManager": {"transport": "ipc", "ip": os.path.join(sockets.name, "kernel")}}),
+        config=Config({"KernelManager": {"transport": "ipc", "ip": os.path.join(sockets, "kernel")}}),
         kernel_name=options.kernel,
         timeout=page.timeout or options.timeout,
         allow_errors=False,
@@ -91,47 +114,71 @@ async def execute_page(page: Page, options: Options, display_path: str | None = 
 
     def fail(kind, reason, details=""):
         index = current["index"]
-        cell = None if index is None else index + 1
-        line = lines[index] if index is not None and index < len(lines) else None
+        cell = None if index is None or index >= len(cells) else index + 1
+        line = lines[index] if cell is not None and index < len(lines) else None
         return kind(shown, reason, cell=cell, line=line, details=details)
 
+    limit, build_limited = options.page_timeout or None, False
+    if deadline is not None:
+        left = max(deadline - time.monotonic(), 0.001)
+        if limit is None or left < limit:
+            limit, build_limited = left, True
     begin = time.perf_counter()
     try:
-        await client.async_execute(env=env)
+        await _within(client.async_execute(env=env), limit)
     except CellTimeoutError:
         result.error = fail(CellTimeout, f"cell did not finish within {page.timeout or options.timeout} s")
     except DeadKernelError as error:
         result.error = fail(KernelDied, f"the kernel died while running this cell ({error})")
     except CellExecutionError as error:
         result.error = fail(CellFailed, f"{error.ename}: {strip_ansi(error.evalue)}", _tail(error.traceback))
+    except (TimeoutError, asyncio.TimeoutError):
+        spent = time.perf_counter() - begin
+        if build_limited:
+            result.error = fail(BuildTimeout, f"the build's time limit ran out while this page ran ({spent:.0f} s)")
+        else:
+            result.error = fail(PageTimeout, f"page did not finish within {options.page_timeout:g} s "
+                                             f"(stopped in code cell {(current['index'] or 0) + 1})")
+    except (NoSuchKernel, RuntimeError) as error:
+        if current["index"] is not None:
+            raise
+        result.error = KernelStartFailed(shown, f"kernel '{options.kernel}' did not start: "
+                                                f"{error.__class__.__name__}: {error}")
     finally:
-        sockets.cleanup()
+        shutil.rmtree(sockets, ignore_errors=True)
     result.seconds = round(time.perf_counter() - begin, 3)
     result.cell_seconds = seconds
-    result.outputs = {cell.id: normalise([dict(o) for o in cell.get("outputs", [])]) for cell in notebook.cells}
+    record_outputs = notebook.cells.pop().get("outputs", [])
+    result.outputs = {cell.id: cap_cell(normalise([dict(o) for o in cell.get("outputs", [])])) for cell in notebook.cells}
     if result.error is None:
         result.error = _check_expected_errors(shown, cells, result.outputs, lines, options.cuda)
+    if result.error is None:
+        over = over_page_limit([result.outputs[cell.id] for cell in cells])
+        if over is not None:
+            index, total = over
+            result.error = OutputTooLarge(
+                shown, f"the page's outputs reach {total:,} bytes at this cell, over the limit of {PAGE_LIMIT:,}",
+                cell=index + 1, line=lines[index] if index < len(lines) else None)
+    if result.error is None:
+        try:
+            result.record = parse_record([dict(o) for o in record_outputs])
+        except RecordMissing as error:
+            result.error = InputsUnrecorded(shown, str(error))
     return result
 
 
-# Warnings name the cell by a file the kernel wrote under its own PID: /tmp/ipykernel_4242/1234567.py:2
-_KERNEL_FILE = re.compile(r"[^\s'\"]*ipykernel_\d+[/\\]\d+\.py")
-
-
-def normalise(outputs: list[dict]) -> list[dict]:
-    """Make two executions give the same bytes: one stream output per run of prints (how the kernel chunks
-    them depends on timing), and no PID-named temporary files in warnings."""
-    merged: list[dict] = []
-    for out in outputs:
-        if out.get("output_type") == "stream":
-            out = dict(out, text=_KERNEL_FILE.sub("<cell>", "".join(out["text"]) if isinstance(out["text"], list) else out["text"]))
-            if merged and merged[-1].get("output_type") == "stream" and merged[-1]["name"] == out["name"]:
-                merged[-1] = dict(merged[-1], text=merged[-1]["text"] + out["text"])
-                continue
-        elif out.get("output_type") == "error":
-            out = dict(out, traceback=[_KERNEL_FILE.sub("<cell>", line) for line in out["traceback"]])
-        merged.append(out)
-    return merged
+async def _within(coroutine, limit: float | None):
+    """Like asyncio.wait_for, but the error is always TimeoutError: nbclient turns a cancelled cell into
+    DeadKernelError, which would blame the kernel for the page's time limit."""
+    task = asyncio.ensure_future(coroutine)
+    done, _ = await asyncio.wait({task}, timeout=limit)
+    if done:
+        return task.result()
+    task.cancel()
+    await asyncio.wait({task})  # nbclient shuts the kernel down on the way out
+    if not task.cancelled():
+        task.exception()  # retrieved, so asyncio does not log it: the time limit is the error reported
+    raise TimeoutError
 
 
 def _check_expected_errors(shown, cells, outputs, lines, cuda) -> NotebookError | None:

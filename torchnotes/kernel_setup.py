@@ -2,9 +2,78 @@
 # Everything happens inside a function: a page must import what it uses, as it would in Colab.
 
 
+def _die_with_the_build(os, sys):
+    """A kernel must not outlive its build (kill -9 of the build): ask Linux to kill it when its parent dies."""
+    build = int(os.environ.get("TORCHNOTES_BUILD_PID", "0"))
+    if not build or not sys.platform.startswith("linux"):
+        return
+    import ctypes
+    import signal
+
+    pr_set_pdeathsig = 1
+    ctypes.CDLL(None, use_errno=True).prctl(pr_set_pdeathsig, signal.SIGKILL)
+    if os.getppid() != build:  # the build died before the request took effect
+        os._exit(1)
+
+
+def _record_inputs(os, sys):
+    """Which project files the page reads or imports, and which packages it uses, for the cache entry.
+
+    An audit hook sees every open(); the engine asks for the record in a last, hidden cell.
+    """
+    import types
+
+    root = os.environ.get("TORCHNOTES_ROOT")
+    if not root:
+        return
+    opened = set()
+    write = os.O_WRONLY | os.O_RDWR
+
+    def audit(event, args):
+        if event != "open":
+            return
+        path, mode, flags = args
+        if not isinstance(path, str):
+            return
+        if (mode is None and flags & write) or (mode is not None and ("w" in mode or "a" in mode or "x" in mode or "+" in mode)):
+            return
+        opened.add(path if os.path.isabs(path) else os.path.join(os.getcwd(), path))
+
+    def dump():
+        import importlib.metadata
+        import json
+
+        modules = [m for m in list(sys.modules.values()) if isinstance(getattr(m, "__file__", None), str)]
+        candidates = opened | {m.__file__ for m in modules}
+        skip = [os.path.realpath(p) + os.sep for p in {sys.prefix, sys.base_prefix, sys.exec_prefix}]
+        top = os.path.realpath(root) + os.sep
+        files = set()
+        for path in candidates:
+            real = os.path.realpath(path)
+            parts = real.split(os.sep)
+            if (real.startswith(top) and not any(real.startswith(s) for s in skip) and "__pycache__" not in parts
+                    and "site-packages" not in parts and "dist-packages" not in parts and os.path.isfile(real)):
+                files.add(os.path.relpath(real, top))
+        imported = {name.partition(".")[0] for name in list(sys.modules)} - set(sys.stdlib_module_names)
+        packages = {}
+        for dist in importlib.metadata.distributions():
+            name = dist.metadata["Name"]
+            tops = (dist.read_text("top_level.txt") or "").split() or [str(name).lower().replace("-", "_")]
+            if name and imported.intersection(tops):
+                packages[name] = dist.version
+        print(json.dumps({"files": sorted(files), "packages": dict(sorted(packages.items()))}))
+
+    sys.addaudithook(audit)
+    sys.modules["_torchnotes_inputs"] = types.SimpleNamespace(dump=dump)
+
+
 def _torchnotes_setup():
     import os
     import random
+    import sys
+
+    _die_with_the_build(os, sys)  # noqa: F821 (deleted from the namespace after the call below)
+    _record_inputs(os, sys)  # noqa: F821
 
     import numpy
     import torch
@@ -45,4 +114,4 @@ def _torchnotes_setup():
 
 
 _torchnotes_setup()
-del _torchnotes_setup
+del _torchnotes_setup, _die_with_the_build, _record_inputs

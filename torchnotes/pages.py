@@ -13,8 +13,9 @@ from pathlib import Path
 
 import jupytext
 import nbformat
+import yaml
 
-from .errors import InvalidCell, InvalidFrontMatter, InvalidTags
+from .errors import InvalidCell, InvalidFrontMatter, InvalidTags, UnreadablePage
 
 # Root-level YAML goes to notebook metadata instead of a raw cell, so the paired .ipynb opens clean in Colab.
 MD_FORMAT = {"extension": ".md", "format_name": "markdown", "root_level_metadata_as_raw_cell": False}
@@ -79,8 +80,13 @@ def parse_markdown(text: str, path: Path | str = "<page>") -> nbformat.NotebookN
             warnings.simplefilter("error", DeprecationWarning)
             warnings.simplefilter("error", SyntaxWarning)
             notebook = jupytext.reads(text, fmt=dict(MD_FORMAT))
-    except Exception as error:  # jupytext raises plain ValueError/yaml errors on a broken header
-        raise InvalidFrontMatter(path, f"cannot parse the page: {error}") from error
+    except yaml.YAMLError as error:  # the only YAML jupytext reads here is the front matter
+        raise InvalidFrontMatter(path, f"the front matter is not valid YAML: {error}", line=1) from error
+    except (SyntaxWarning, DeprecationWarning) as error:
+        raise InvalidTags(path, f"cannot read the options on a code fence: {error} (option values are JSON "
+                          "strings: write a backslash as \\\\)") from error
+    except Exception as error:  # jupytext has no error type of its own: keep the real cause in the message
+        raise UnreadablePage(path, f"jupytext cannot read the page: {error.__class__.__name__}: {error}") from error
     code = 0
     for index, cell in enumerate(notebook.cells):
         if cell.cell_type == "code":

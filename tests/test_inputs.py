@@ -1,0 +1,120 @@
+"""Everything a page's outputs depend on besides its code makes the entry a miss when it changes: files the page
+reads or imports, packages it imports, the engine's own source, the allow-listed environment variables."""
+
+import dataclasses
+import json
+import shutil
+from pathlib import Path
+
+from helpers import code, page
+
+import torchnotes.cache
+from torchnotes.cache import Cache, cache_key, engine_version
+from torchnotes.environment import keyed_variables
+from torchnotes.pages import read_page
+
+
+def entry(tmp_path, result):
+    return Cache(tmp_path / "cache").get(result.key)
+
+
+def test_a_data_file_the_page_reads(tmp_path, make_engine):
+    (tmp_path / "en").mkdir()
+    (tmp_path / "en/numbers.txt").write_text("1 2 3\n")
+    path = page(tmp_path, "en/a.md", code("print(sum(map(int, open('numbers.txt').read().split())))"))
+    first = make_engine().run([path]).results[0]
+    assert first.outputs[0][0]["text"] == "6\n"
+    assert list(entry(tmp_path, first)["inputs"]["files"]) == ["en/numbers.txt"]
+    assert make_engine().run([path]).results[0].status == "cached"
+    (tmp_path / "en/numbers.txt").write_text("1 2 3 4\n")
+    again = make_engine().run([path]).results[0]
+    assert again.status == "run" and again.outputs[0][0]["text"] == "10\n"
+    assert "file en/numbers.txt changed" in again.note
+
+
+def test_a_helper_module_the_page_imports(tmp_path, make_engine):
+    (tmp_path / "en").mkdir()
+    (tmp_path / "en/helper_mod.py").write_text("VALUE = 1\n")
+    path = page(tmp_path, "en/a.md", code("import helper_mod\nprint(helper_mod.VALUE)"))
+    assert make_engine().run([path]).results[0].outputs[0][0]["text"] == "1\n"
+    assert make_engine().run([path]).results[0].status == "cached"
+    (tmp_path / "en/helper_mod.py").write_text("VALUE = 2\n")
+    again = make_engine().run([path]).results[0]
+    assert again.status == "run" and again.outputs[0][0]["text"] == "2\n"
+    assert "file en/helper_mod.py changed" in again.note
+
+
+def fake_distribution(folder: Path, version: str) -> None:
+    """An installed package 'tnfake' of the given version, as pip would leave it (module + .dist-info)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "tnfake.py").write_text("NAME = 'tnfake'\n")
+    for old in folder.glob("tnfake-*.dist-info"):
+        shutil.rmtree(old)
+    info = folder / f"tnfake-{version}.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: tnfake\nVersion: {version}\n")
+    (info / "top_level.txt").write_text("tnfake\n")
+
+
+def test_an_installed_package_version_bump(tmp_path, make_engine, monkeypatch):
+    # Outside the project root, as site-packages would be: only its version counts, not its files.
+    packages = Path(str(tmp_path) + "-packages")
+    fake_distribution(packages, "1.0")
+    monkeypatch.setenv("PYTHONPATH", f"{packages}:{Path(torchnotes.cache.__file__).parent.parent}")
+    path = page(tmp_path, "en/a.md", code("import tnfake\nprint(tnfake.NAME)"))
+    first = make_engine().run([path]).results[0]
+    assert first.error is None, first.error
+    assert entry(tmp_path, first)["inputs"]["packages"]["tnfake"] == "1.0"
+    assert make_engine().run([path]).results[0].status == "cached"
+    fake_distribution(packages, "1.1")
+    again = make_engine().run([path]).results[0]
+    assert again.status == "run"
+    assert "package tnfake 1.0 -> 1.1" in again.note
+    assert entry(tmp_path, again)["inputs"]["packages"]["tnfake"] == "1.1"
+    shutil.rmtree(packages)
+
+
+def test_engine_source_change_is_a_new_version(tmp_path):
+    copy = tmp_path / "torchnotes"
+    shutil.copytree(Path(torchnotes.cache.__file__).parent, copy)
+    before = engine_version(copy)
+    with (copy / "execute.py").open("a") as handle:
+        handle.write("\n# a change in how pages run\n")
+    assert engine_version(copy) != before
+    assert engine_version(Path(torchnotes.cache.__file__).parent) == torchnotes.cache.ENGINE_VERSION
+
+
+def test_engine_version_change_executes_again(tmp_path, make_engine, monkeypatch):
+    path = page(tmp_path, "en/a.md", code("print(1)"))
+    make_engine().run([path])
+    assert make_engine().run([path]).results[0].status == "cached"
+    monkeypatch.setattr(torchnotes.cache, "ENGINE_VERSION", "0" * 16)
+    assert make_engine().run([path]).results[0].status == "run"
+
+
+def test_an_allow_listed_environment_variable_is_in_the_key(tmp_path, make_engine, env, monkeypatch):
+    path = page(tmp_path, "en/a.md", code("import os\nprint(os.environ.get('CUBLAS_WORKSPACE_CONFIG'))"))
+    monkeypatch.delenv("CUBLAS_WORKSPACE_CONFIG", raising=False)
+    plain = dataclasses.replace(env, variables=keyed_variables())
+    assert make_engine(plain).run([path]).results[0].outputs[0][0]["text"] == "None\n"
+    monkeypatch.setenv("CUBLAS_WORKSPACE_CONFIG", ":4096:8")
+    changed = dataclasses.replace(env, variables=keyed_variables())
+    again = make_engine(changed).run([path]).results[0]
+    assert again.status == "run" and again.outputs[0][0]["text"] == ":4096:8\n"
+
+
+def test_variables_the_engine_fixes_do_not_split_the_cache(tmp_path, env, monkeypatch):
+    cells = read_page(page(tmp_path, "en/a.md", code("x = 1"))).code_cells
+    monkeypatch.setenv("OMP_NUM_THREADS", "8")  # every kernel runs with 1 whatever the shell says
+    a = cache_key(cells, "python3", dataclasses.replace(env, variables=keyed_variables()))
+    monkeypatch.setenv("OMP_NUM_THREADS", "2")
+    assert cache_key(cells, "python3", dataclasses.replace(env, variables=keyed_variables())) == a
+    assert json.loads(keyed_variables())["OMP_NUM_THREADS"] == "1"
+
+
+def test_installed_packages_are_not_project_files(tmp_path, make_engine):
+    path = page(tmp_path, "en/a.md", code("import torch, numpy\nprint(torch.ones(1).sum().item())"))
+    result = make_engine().run([path]).results[0]
+    inputs = entry(tmp_path, result)["inputs"]
+    assert inputs["files"] == {}
+    assert {"torch", "numpy"} <= set(inputs["packages"])

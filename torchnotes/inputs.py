@@ -1,0 +1,78 @@
+"""What a page read besides its code: project files it opened or imported, and the packages it used.
+
+The kernel records them (kernel_setup.py: an audit hook on open, and sys.modules at the end); the engine stores
+each file's content hash and each package's version in the cache entry, and serves the entry only while
+they are unchanged.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.metadata
+import json
+import os
+import sys
+from pathlib import Path
+
+# The last, hidden cell of every execution: prints the record as one JSON line.
+RECORD_CELL = '__import__("_torchnotes_inputs").dump()'
+
+
+def parse_record(outputs: list[dict]) -> dict:
+    """The record printed by RECORD_CELL; RecordMissing when the kernel printed none."""
+    for out in outputs:
+        if out.get("output_type") == "stream" and out.get("name") == "stdout":
+            text = "".join(out["text"]) if isinstance(out["text"], list) else out["text"]
+            for line in reversed(text.strip().splitlines()):
+                try:
+                    data = json.loads(line)
+                except ValueError:
+                    continue
+                if isinstance(data, dict) and "files" in data and "packages" in data:
+                    return data
+    raise RecordMissing("the kernel did not report which files and packages the page used (kernel_setup.py did not run?)")
+
+
+class RecordMissing(RuntimeError):
+    pass
+
+
+def file_hash(path: Path) -> str | None:
+    try:
+        return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+    except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
+        return None
+
+
+def snapshot(root: Path, record: dict) -> dict:
+    """The entry's 'inputs': {"files": {path relative to root: sha256}, "packages": {name: version}}."""
+    engine = Path(__file__).resolve().parent  # its source is in the key already (cache.ENGINE_VERSION)
+    files = [rel for rel in record["files"] if not (Path(root) / rel).resolve().is_relative_to(engine)]
+    return {
+        "files": {rel: file_hash(Path(root) / rel) for rel in files},
+        "packages": dict(record["packages"]),
+    }
+
+
+def installed_version(name: str) -> str | None:
+    """The version the next kernel would import: it inherits PYTHONPATH, which this process may not have read."""
+    extra = [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
+    for dist in importlib.metadata.distributions(name=name, path=extra + sys.path):
+        return dist.version
+    return None
+
+
+def changes(root: Path, inputs: dict | None) -> list[str]:
+    """Why a stored entry no longer holds: each changed file or package, in words. Empty when all is the same."""
+    if inputs is None:
+        return ["the entry does not say which files and packages the page used"]
+    found = []
+    for rel, digest in sorted(inputs.get("files", {}).items()):
+        now = file_hash(Path(root) / rel)
+        if now != digest:
+            found.append(f"file {rel} {'was removed' if now is None else 'changed'}")
+    for name, version in sorted(inputs.get("packages", {}).items()):
+        now = installed_version(name)
+        if now != version:
+            found.append(f"package {name} {version} -> {now or 'not installed'}")
+    return found
