@@ -30,7 +30,7 @@ def test_code_edit_executes_only_that_page(tmp_path, make_engine):
     report = make_engine().run([a, b])
     assert [r.status for r in report.results] == ["cached", "run"]
     assert report.kernels == 1
-    assert report.results[1].outputs[0][0]["text"] == "b 2\n"
+    assert report.results[1].cell_outputs()[0][0]["text"] == "b 2\n"
 
 
 def test_torch_upgrade_executes_everything(tmp_path, make_engine, env):
@@ -114,7 +114,7 @@ def test_corrupted_entry_is_executed_again_not_served(tmp_path, make_engine):
     engine = make_engine()
     report = engine.run([path])
     assert report.results[0].status == "run"
-    assert report.results[0].outputs[0][0]["text"] == "real\n"
+    assert report.results[0].cell_outputs()[0][0]["text"] == "real\n"
     assert any("checksum" in line for line in engine.lines)
 
 
@@ -148,4 +148,4 @@ def test_engine_runs_inside_a_running_event_loop(tmp_path, make_engine):
     # A thread of its own: the test session's main thread may already run Playwright's loop.
     with ThreadPoolExecutor(max_workers=1) as pool:
         report = pool.submit(asyncio.run, inside()).result()
-    assert report.results[0].outputs[0][0]["text"] == "from a loop\n"
+    assert report.results[0].cell_outputs()[0][0]["text"] == "from a loop\n"

@@ -20,7 +20,7 @@ def differing_outputs(first, second) -> list[str]:
         if a.status == "static":
             continue
         assert a.status != "failed" and b.status != "failed", (a.error or b.error).message
-        for cell, (outs_a, outs_b) in enumerate(zip(a.outputs, b.outputs), 1):
+        for cell, (outs_a, outs_b) in enumerate(zip(a.cell_outputs(), b.cell_outputs()), 1):
             if len(outs_a) != len(outs_b):
                 found.append(f"{a.page} code cell {cell}: {len(outs_a)} vs {len(outs_b)} outputs")
                 continue

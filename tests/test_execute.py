@@ -31,9 +31,9 @@ def test_outputs_of_every_kind(tmp_path, make_engine):
         torch.tensor([1, 2])
     """))
     result = run_one(make_engine, path)
-    kinds = [(o["output_type"], o.get("name")) for o in result.outputs[0]]
+    kinds = [(o["output_type"], o.get("name")) for o in result.cell_outputs()[0]]
     assert kinds == [("stream", "stdout"), ("stream", "stderr"), ("execute_result", None)]
-    assert result.outputs[0][2]["data"]["text/plain"] == "tensor([1, 2])"
+    assert result.cell_outputs()[0][2]["data"]["text/plain"] == "tensor([1, 2])"
 
 
 def test_seeds_are_fixed_and_cwd_is_the_page_folder(tmp_path, make_engine):
@@ -41,7 +41,7 @@ def test_seeds_are_fixed_and_cwd_is_the_page_folder(tmp_path, make_engine):
         import os, random, torch
         print(torch.rand(1).item(), random.random(), os.getcwd())
     """))
-    out = run_one(make_engine, path).outputs[0][0]["text"].split()
+    out = run_one(make_engine, path).cell_outputs()[0][0]["text"].split()
     import random
 
     import torch
@@ -64,14 +64,14 @@ def test_expected_error_is_shown(tmp_path, make_engine):
     path = page(tmp_path, "en/a.md", code("import torch\ntorch.zeros(2, 3).view(4)", RAISES + ' match="invalid for input of size 6"'))
     result = run_one(make_engine, path)
     assert result.error is None
-    error = result.outputs[0][0]
+    error = result.cell_outputs()[0][0]
     assert error["output_type"] == "error" and error["ename"] == "RuntimeError"
 
 
 def test_cells_after_an_expected_error_still_run(tmp_path, make_engine):
     path = page(tmp_path, "en/a.md", code("1/0", 'tags=["raises-exception"] raises="ZeroDivisionError"') + code("print('after')"))
     result = run_one(make_engine, path)
-    assert result.error is None and result.outputs[1][0]["text"] == "after\n"
+    assert result.error is None and result.cell_outputs()[1][0]["text"] == "after\n"
 
 
 def test_expected_error_missing(tmp_path, make_engine):
@@ -113,15 +113,15 @@ def test_needs_cuda_runs_only_with_cuda(tmp_path, make_engine, env):
     assert result.error is None
     cpu = [{"output_type": "stream", "name": "stdout", "text": "cpu\n"}]
     if env.cuda:  # a GPU build runs the cell for real
-        assert result.outputs == [[{"output_type": "stream", "name": "stdout", "text": "1.0\n"}], cpu]
+        assert result.cell_outputs() == [[{"output_type": "stream", "name": "stdout", "text": "1.0\n"}], cpu]
     else:  # a CPU build runs nothing and invents nothing
-        assert result.outputs == [[], cpu]
+        assert result.cell_outputs() == [[], cpu]
 
 
 def test_skip_execution_never_runs(tmp_path, make_engine):
     path = page(tmp_path, "en/a.md", code("raise SystemExit('must not run')", 'tags=["skip-execution"]') + code("print(2)"))
     result = run_one(make_engine, path)
-    assert result.error is None and result.outputs[0] == []
+    assert result.error is None and result.cell_outputs()[0] == []
 
 
 def test_cell_timeout(tmp_path, make_engine):
@@ -147,10 +147,10 @@ def test_memory_blow_up_is_contained(tmp_path, make_engine):
     assert result.error.cell == 1
     # The same cell without the cap runs: the cap, not the machine, refused it.
     uncapped = run_one(make_engine, page(tmp_path, "en/c.md", big), memory_limit_mb=0)
-    assert uncapped.error is None and uncapped.outputs[0][0]["text"] == "allocated\n"
+    assert uncapped.error is None and uncapped.cell_outputs()[0][0]["text"] == "allocated\n"
     # The machine survived: the next page runs.
     ok = page(tmp_path, "en/b.md", code("print('alive')"))
-    assert run_one(make_engine, ok, memory_limit_mb=4096).outputs[0][0]["text"] == "alive\n"
+    assert run_one(make_engine, ok, memory_limit_mb=4096).cell_outputs()[0][0]["text"] == "alive\n"
 
 
 def test_syntax_error(tmp_path, make_engine):

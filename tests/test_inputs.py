@@ -23,12 +23,12 @@ def test_a_data_file_the_page_reads(tmp_path, make_engine):
     (tmp_path / "en/numbers.txt").write_text("1 2 3\n")
     path = page(tmp_path, "en/a.md", code("print(sum(map(int, open('numbers.txt').read().split())))"))
     first = make_engine().run([path]).results[0]
-    assert first.outputs[0][0]["text"] == "6\n"
+    assert first.cell_outputs()[0][0]["text"] == "6\n"
     assert list(entry(tmp_path, first)["inputs"]["files"]) == ["en/numbers.txt"]
     assert make_engine().run([path]).results[0].status == "cached"
     (tmp_path / "en/numbers.txt").write_text("1 2 3 4\n")
     again = make_engine().run([path]).results[0]
-    assert again.status == "run" and again.outputs[0][0]["text"] == "10\n"
+    assert again.status == "run" and again.cell_outputs()[0][0]["text"] == "10\n"
     assert "file en/numbers.txt changed" in again.note
 
 
@@ -36,11 +36,11 @@ def test_a_helper_module_the_page_imports(tmp_path, make_engine):
     (tmp_path / "en").mkdir()
     (tmp_path / "en/helper_mod.py").write_text("VALUE = 1\n")
     path = page(tmp_path, "en/a.md", code("import helper_mod\nprint(helper_mod.VALUE)"))
-    assert make_engine().run([path]).results[0].outputs[0][0]["text"] == "1\n"
+    assert make_engine().run([path]).results[0].cell_outputs()[0][0]["text"] == "1\n"
     assert make_engine().run([path]).results[0].status == "cached"
     (tmp_path / "en/helper_mod.py").write_text("VALUE = 2\n")
     again = make_engine().run([path]).results[0]
-    assert again.status == "run" and again.outputs[0][0]["text"] == "2\n"
+    assert again.status == "run" and again.cell_outputs()[0][0]["text"] == "2\n"
     assert "file en/helper_mod.py changed" in again.note
 
 
@@ -96,11 +96,11 @@ def test_an_allow_listed_environment_variable_is_in_the_key(tmp_path, make_engin
     path = page(tmp_path, "en/a.md", code("import os\nprint(os.environ.get('CUBLAS_WORKSPACE_CONFIG'))"))
     monkeypatch.delenv("CUBLAS_WORKSPACE_CONFIG", raising=False)
     plain = dataclasses.replace(env, variables=keyed_variables())
-    assert make_engine(plain).run([path]).results[0].outputs[0][0]["text"] == "None\n"
+    assert make_engine(plain).run([path]).results[0].cell_outputs()[0][0]["text"] == "None\n"
     monkeypatch.setenv("CUBLAS_WORKSPACE_CONFIG", ":4096:8")
     changed = dataclasses.replace(env, variables=keyed_variables())
     again = make_engine(changed).run([path]).results[0]
-    assert again.status == "run" and again.outputs[0][0]["text"] == ":4096:8\n"
+    assert again.status == "run" and again.cell_outputs()[0][0]["text"] == ":4096:8\n"
 
 
 def test_variables_the_engine_fixes_do_not_split_the_cache(tmp_path, env, monkeypatch):

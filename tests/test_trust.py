@@ -49,11 +49,11 @@ def test_twin_with_other_comments_shows_its_own_traceback(tmp_path, make_engine)
     zh = page(tmp_path, "zh/a.md", code("1 / 0  # 除以零", raises))
     report = make_engine().run([en, zh])
     assert report.kernels == 2
-    en_tb, zh_tb = ("\n".join(r.outputs[0][0]["traceback"]) for r in report.results)
+    en_tb, zh_tb = ("\n".join(r.cell_outputs()[0][0]["traceback"]) for r in report.results)
     assert "divide by zero" in en_tb and "除以零" in zh_tb and "divide by zero" not in zh_tb
     again = make_engine().run([en, zh])
     assert again.kernels == 0
-    assert "除以零" in "\n".join(again.results[1].outputs[0][0]["traceback"])
+    assert "除以零" in "\n".join(again.results[1].cell_outputs()[0][0]["traceback"])
 
 
 def test_outputs_without_source_are_still_shared(tmp_path, make_engine):
@@ -117,10 +117,10 @@ def test_long_unbroken_line_is_normalised_in_linear_time():
 def test_huge_output_is_cut_visibly(tmp_path, make_engine):
     path = page(tmp_path, "en/a.md", code("print('y' * 3_000_000)") + code("print('after')"))
     result = make_engine().run([path]).results[0]
-    text = result.outputs[0][0]["text"]
+    text = result.cell_outputs()[0][0]["text"]
     assert len(text) < CELL_TEXT_LIMIT + 200
     assert "2,900,001 more characters cut" in text
-    assert result.outputs[1][0]["text"] == "after\n"
+    assert result.cell_outputs()[1][0]["text"] == "after\n"
 
 
 def test_page_over_the_total_limit_fails_naming_the_cell(tmp_path, make_engine):

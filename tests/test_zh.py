@@ -173,7 +173,7 @@ def test_chinese_figure_text_renders_without_missing_glyphs(tmp_path, make_engin
         plt.show()
     """), title="图")
     result = make_engine().run([path]).results[0]
-    outputs = result.outputs[0]
+    outputs = result.cell_outputs()[0]
     assert any("image/png" in o.get("data", {}) for o in outputs)
     streams = "".join(o.get("text", "") for o in outputs if o["output_type"] == "stream")
     assert "missing from font" not in streams and "findfont" not in streams, streams

@@ -36,6 +36,10 @@ class PageResult:
     run_seconds: float = 0.0  # how long the execution that produced these outputs took
     source: Page | None = field(default=None, repr=False)  # the parsed page, for renderers
 
+    def cell_outputs(self) -> list[list[dict]]:
+        """The outputs in the page's code-cell order, each looked up by its cell's id (for printing and tests)."""
+        return [self.outputs.get(cell.id, []) for cell in self.source.code_cells] if self.source else []
+
     def summary(self) -> dict:
         row = {f.name: getattr(self, f.name) for f in fields(self) if f.name not in ("outputs", "error", "source")}
         row["error"] = self.error.message if self.error else None

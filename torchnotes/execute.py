@@ -85,7 +85,7 @@ async def execute_page(page: Page, options: Options, display_path: str | None = 
         current["index"] = cell_index
         started[cell_index] = time.perf_counter()
 
-    def on_complete(cell, cell_index):
+    def on_complete(cell, cell_index, execute_reply=None):
         if cell_index < len(seconds):
             seconds[cell_index] = round(time.perf_counter() - started.get(cell_index, time.perf_counter()), 3)
 
@@ -107,8 +107,9 @@ async def execute_page(page: Page, options: Options, display_path: str | None = 
         record_timing=False,
         resources={"metadata": {"path": str(page.path.parent.resolve())}},
         extra_arguments=[f"--IPKernelApp.exec_files={[str(SETUP_FILE)]}", "--HistoryManager.enabled=False"],
-        on_cell_start=on_start,
-        on_cell_complete=on_complete,
+        # The clock runs from the execute request to its reply: on_cell_complete fires before the cell has run.
+        on_cell_execute=on_start,
+        on_cell_executed=on_complete,
     )
     result = Execution()
 
