@@ -21,9 +21,9 @@ def test_summary_of_real_reports(fixture_site, make_engine, env, tmp_path):
     main.write(tmp_path / "main.json")
     cache = make_engine().cache
     first = summary(tmp_path / "main.json", cache, tmp_path / "main.json")
-    # 6 pages; en and zh demo share their code: one kernel runs it, the other page reads the stored result.
-    assert "### Pages: 6 · run 1 · cached 1 · failed 0" in first, first
-    assert f"PyTorch {env.torch} · {env.device}" in first and "· 1 kernels ·" in first
+    # 6 pages; en and zh demo share their code but raise with their own comments: each runs (issue 16, item 2).
+    assert "### Pages: 6 · run 2 · cached 0 · failed 0" in first, first
+    assert f"PyTorch {env.torch} · {env.device}" in first and "· 2 kernels ·" in first
     assert "None: every page shows the same outputs as on main." in first
 
     # The pull request: en/demo's printed sum changes; zh/demo's code changes but prints the same
