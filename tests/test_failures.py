@@ -50,7 +50,7 @@ def fix_and_rebuild(root):
     report = json.loads((root / ".cache/torchnotes/report.json").read_text())
     assert [p["status"] for p in report["pages"]] == ["run", "cached"]
     entry = Cache(root / ".cache/torchnotes").get(report["pages"][0]["key"])
-    assert entry["outputs"] == [[{"output_type": "stream", "name": "stdout", "text": "fixed\n"}]]
+    assert list(entry["outputs"].values()) == [[{"output_type": "stream", "name": "stdout", "text": "fixed\n"}]]
 
 
 @pytest.mark.parametrize("body,extra,words", [

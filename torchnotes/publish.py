@@ -14,6 +14,7 @@ did not change is not rewritten, so a generator's own incremental build sees onl
 from __future__ import annotations
 
 import hashlib
+import html
 import shutil
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -22,12 +23,14 @@ from pathlib import Path
 import nbformat
 import yaml
 
+from . import recorded
 from .cache import Cache
 from .checks import as_paired, check_translations, notebook_text, page_paths, paired_notebook
 from .engine import Engine, PageResult, Report
 from .environment import Environment
 from .errors import BuildFailed, NotebookError
 from .pages import Page
+from .recorded import STORE_DIR, Store, provenance_text
 from .render import RenderContext, render_markdown
 from .report import REPORT_MARKER, report_markdown
 from .settings import Settings
@@ -57,6 +60,7 @@ class Publisher:
         self.settings = settings
         self.env = env
         self.log = log
+        self.store = Store(settings.root / STORE_DIR, settings.docs_dir)
         self.engine = Engine(
             Cache(settings.path("cache_dir")), env, root=settings.root, jobs=jobs or settings.jobs or None,
             timeout=settings.timeout, kernel=settings.kernel, memory_limit_mb=settings.memory_limit_mb,
@@ -71,8 +75,13 @@ class Publisher:
         s = self.settings
         out = Path(out) if out is not None else s.path("publish_dir")
         errors: list[NotebookError] = check_translations(s.docs_dir, s.languages)
+        # A damaged GPU recording stops the build, naming the file; stale or missing ones are warnings.
+        gpu_warnings, gpu_errors = recorded.check(self.store, self.pages())
+        errors += gpu_errors
         if errors:
             raise BuildFailed(errors)
+        for warning in gpu_warnings:
+            self.log(f"warning: {warning.message.splitlines()[0]}")
         report = self.engine.run(self.pages())
         self.log(report.summary_line())
         if report.failures:
@@ -112,16 +121,18 @@ class Publisher:
             write(assets / name, raw)
             return name
 
-        ctx = RenderContext(lang=lang, device=self.env.device, cuda=self.env.cuda, image_sink=image, stem=stem)
+        ctx = RenderContext(lang=lang, device=self.env.device, cuda=self.env.cuda, image_sink=image, stem=stem,
+                            recorded={} if self.env.cuda else self.store.states(page))
         body = render_markdown(page, result.outputs, ctx)
         if REPORT_MARKER in body:
-            body = body.replace(REPORT_MARKER, report_markdown(report, lang, s.root, s.docs_dir))
+            gpu = recorded.report_markdown(recorded.report_rows(self.store, s.docs_dir, lang), lang)
+            body = body.replace(REPORT_MARKER, report_markdown(report, lang, s.root, s.docs_dir) + "\n" + gpu)
         if result.status != "static":
             write(assets / f"{stem}.ipynb", notebook_text(executed_notebook(page, result.outputs)).encode())
-            body = _after_title(body, self._provenance(result, lang, stem, rel_in_lang))
+            body = _after_title(body, self._provenance(result, page, lang, stem, rel_in_lang))
         write(target, (front_matter(page) + body).encode())
 
-    def _provenance(self, result: PageResult, lang: str, stem: str, rel_in_lang: Path) -> str:
+    def _provenance(self, result: PageResult, page: Page, lang: str, stem: str, rel_in_lang: Path) -> str:
         w = strings(lang)
         env = self.env
         line = w["provenance"].format(torch=env.torch, device=env.device, python=env.python, date=result.date,
@@ -132,6 +143,9 @@ class Publisher:
             notebook = Path(s.notebooks_dir) / lang / rel_in_lang.with_suffix(".ipynb")
             colab = f"https://colab.research.google.com/github/{s.github_repo}/blob/{s.branch}/{notebook.as_posix()}"
             links.append(f'<a href="{colab}" rel="noopener">{w["colab"]}</a>')
+        gpu = "" if self.env.cuda else provenance_text(self.store, page, lang)
+        if gpu:
+            line += " · " + html.escape(gpu)
         return f'<p class="nb-provenance">{line} · {" · ".join(links)}</p>'
 
     def _sync_notebooks(self, results: list[PageResult]) -> list[Path]:

@@ -12,7 +12,7 @@ import html
 import re
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import nh3
@@ -20,7 +20,9 @@ from nbconvert.filters import ansi2html, strip_ansi
 
 from .execute import runnable
 from .pages import Page
+from .recorded import Recorded, cell_html
 from .strings import strings
+from .zh import join_cjk_lines
 
 # Tracebacks name files inside this machine's site-packages; readers need the package path, not ours.
 _SITE = re.compile(r"(?:/[^\s:'\"]+)?/(?:lib/python\d\.\d+/)?site-packages/")
@@ -38,6 +40,8 @@ class RenderContext:
     cuda: bool
     image_sink: ImageSink
     stem: str = "page"
+    # GPU recordings of this page's needs-cuda cells (recorded.Store.states), by code cell number.
+    recorded: dict = field(default_factory=dict)
 
 
 
@@ -47,7 +51,8 @@ def render_markdown(page: Page, outputs: dict[str, list[dict]], ctx: RenderConte
     parts: list[str] = []
     for cell in page.notebook.cells:
         if cell.cell_type != "code":
-            parts.append(cell.source)
+            # A line break between two Chinese characters would show as a space in the browser.
+            parts.append(join_cjk_lines(cell.source))
             continue
         parts.append(_render_code_cell(cell, outputs.get(cell.id, []), ctx, labels))
     return "\n\n".join(p for p in parts if p) + "\n"
@@ -64,7 +69,15 @@ def _render_code_cell(cell, outs: list[dict], ctx: RenderContext, labels: dict) 
             fence = f'??? abstract "{labels["code"]}"\n\n' + _indent(fence)
         blocks.append(fence)
     if "needs-cuda" in tags and not ctx.cuda:
-        blocks.append(f'<p class="nb-note nb-note--cuda">{html.escape(labels["needs_cuda"].format(device=ctx.device))}</p>')
+        state = ctx.recorded.get(int(cell.id.split("-")[1]))
+        if state is None:
+            blocks.append(f'<p class="nb-note nb-note--cuda">{html.escape(labels["needs_cuda"].format(device=ctx.device))}</p>')
+        else:
+            # Shown only when its code hash matches this page's code up to this cell; else a notice says stale.
+            outs = state.outputs if isinstance(state, Recorded) else []
+            inner = "\n".join(r for r in (_render_output(o, f"{ctx.stem}-{cell.id}-gpu{i}", ctx, labels)
+                                          for i, o in enumerate(outs)) if r)
+            blocks.append(cell_html(state, ctx.lang, inner))
         return "\n\n".join(blocks)
     if not runnable(cell, ctx.cuda):
         blocks.append(f'<p class="nb-note">{html.escape(labels["not_run"])}</p>')

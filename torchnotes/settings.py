@@ -62,6 +62,7 @@ def load(config_file: Path | str = "mkdocs.yml") -> Settings:
     for plugin in data.get("plugins", []):
         if isinstance(plugin, dict) and "torchnotes" in plugin:
             found = dict(plugin["torchnotes"] or {})
+            found.pop("enabled", None)  # the MkDocs switch, not a build option
     unknown = set(found) - set(DEFAULTS.options)
     if unknown:
         raise ValueError(f"{config_file}: unknown torchnotes option(s) {sorted(unknown)}; known: {', '.join(DEFAULTS.options)}")

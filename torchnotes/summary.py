@@ -48,13 +48,13 @@ def changed_outputs(pages: list[dict], before: list[dict], cache: Cache) -> list
         if then is None:
             changed.append((page["page"], "code changed; main's outputs are not in the cache to compare"))
             continue
-        # Cell ids carry the cell's number and code: an id on one side only is a cell added, removed or edited.
-        cells = sorted(set(now["outputs"]) | set(then["outputs"]), key=_number)
-        differ = [c for c in cells if now["outputs"].get(c) != then["outputs"].get(c)]
+        # By cell number (the id's first part): an edited cell that prints the same is not a changed output.
+        a, b = _by_number(now["outputs"]), _by_number(then["outputs"])
+        differ = sorted(n for n in set(a) | set(b) if a.get(n) != b.get(n))
         if differ:
-            changed.append((page["page"], "code cells " + ", ".join(sorted({str(_number(c)) for c in differ}, key=int))))
+            changed.append((page["page"], "code cells " + ", ".join(map(str, differ))))
     return changed
 
 
-def _number(cell_id: str) -> int:
-    return int(cell_id.split("-")[1])
+def _by_number(outputs: dict[str, list]) -> dict[int, list]:
+    return {int(cell_id.split("-")[1]): outs for cell_id, outs in outputs.items()}

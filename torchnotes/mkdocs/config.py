@@ -1,29 +1,33 @@
 from mkdocs.config import config_options as c
 from mkdocs.config.base import Config
 
+from ..settings import DEFAULTS
+
 
 class NotebooksConfig(Config):
     enabled = c.Type(bool, default=True)
     """Turn the plugin off to preview prose only (code shown without outputs)."""
-    execute = c.Choice(("auto", "force", "off"), default="auto")
+    execute = c.Choice(("auto", "force", "off"), default=DEFAULTS.execute)
     """auto: run pages whose code or environment changed; force: run everything; off: cache only."""
-    cache_dir = c.Type(str, default=".cache/torchnotes")
+    cache_dir = c.Type(str, default=DEFAULTS.cache_dir)
     """Executed outputs, keyed by code and environment; relative to mkdocs.yml."""
-    timeout = c.Type(int, default=300)
+    timeout = c.Type(int, default=DEFAULTS.timeout)
     """Seconds one cell may run; a page's front matter 'timeout:' overrides it."""
-    jobs = c.Type(int, default=0)
+    jobs = c.Type(int, default=DEFAULTS.jobs)
     """Kernels run side by side; 0 means one per CPU core."""
-    kernel = c.Type(str, default="python3")
+    kernel = c.Type(str, default=DEFAULTS.kernel)
     """Jupyter kernel name the pages run in."""
-    memory_limit_mb = c.Type(int, default=0)
+    memory_limit_mb = c.Type(int, default=DEFAULTS.memory_limit_mb)
     """Address-space cap per kernel, so a runaway example fails instead of taking the machine; 0 is no cap."""
-    languages = c.ListOfItems(c.Type(str), default=["en", "zh"])
+    languages = c.ListOfItems(c.Type(str), default=list(DEFAULTS.languages))
     """Folders under docs/, one per language; the first is served at the site root."""
-    notebooks_dir = c.Type(str, default="notebooks")
+    publish_dir = c.Type(str, default=DEFAULTS.publish_dir)
+    """Where the publish step writes the Markdown MkDocs builds from (one folder per language)."""
+    notebooks_dir = c.Type(str, default=DEFAULTS.notebooks_dir)
     """Where the paired .ipynb files live, relative to mkdocs.yml."""
-    requirements = c.Type(str, default="requirements.txt")
+    requirements = c.Type(str, default=DEFAULTS.requirements)
     """Hashed into the cache key: changing a pin re-executes every page."""
-    github_repo = c.Type(str, default="")
+    github_repo = c.Type(str, default=DEFAULTS.github_repo)
     """owner/name on GitHub, for the Open in Colab links."""
-    branch = c.Type(str, default="main")
+    branch = c.Type(str, default=DEFAULTS.branch)
     """Branch the Colab links point at."""
