@@ -118,3 +118,14 @@ def test_installed_packages_are_not_project_files(tmp_path, make_engine):
     inputs = entry(tmp_path, result)["inputs"]
     assert inputs["files"] == {}
     assert {"torch", "numpy"} <= set(inputs["packages"])
+
+
+def test_packages_vendored_inside_a_package_do_not_make_every_build_a_miss(tmp_path, make_engine):
+    # torch.utils.cpp_extension imports setuptools, which puts its _vendor folder on sys.path: the copies there
+    # (platformdirs, jaraco.*) are not what the build sees installed, and must not count as the page's packages.
+    path = page(tmp_path, "en/a.md", code("import setuptools\nprint('ok')"))
+    first = make_engine().run([path]).results[0]
+    assert first.status == "run"
+    assert "setuptools" in entry(tmp_path, first)["inputs"]["packages"]
+    assert not any(name.startswith("jaraco") for name in entry(tmp_path, first)["inputs"]["packages"])
+    assert make_engine().run([path]).results[0].status == "cached"

@@ -28,6 +28,10 @@ def _record_inputs(os, sys):
         return
     opened = set()
     write = os.O_WRONLY | os.O_RDWR
+    # Installed distributions as the build sees them: sys.path before the page ran. Packages put folders of
+    # their own on sys.path (setuptools' _vendor, imported by torch.utils.cpp_extension), whose copies the
+    # build cannot see: counting them would make such a page a cache miss on every build.
+    installed = [p for p in sys.path if "_vendor" not in p.split(os.sep)]
 
     def audit(event, args):
         if event != "open":
@@ -56,8 +60,10 @@ def _record_inputs(os, sys):
                 files.add(os.path.relpath(real, top))
         imported = {name.partition(".")[0] for name in list(sys.modules)} - set(sys.stdlib_module_names)
         packages = {}
-        for dist in importlib.metadata.distributions():
+        for dist in importlib.metadata.distributions(path=installed):
             name = dist.metadata["Name"]
+            if name in packages:
+                continue  # the first on the path is the one imported
             tops = (dist.read_text("top_level.txt") or "").split() or [str(name).lower().replace("-", "_")]
             if name and imported.intersection(tops):
                 packages[name] = dist.version
