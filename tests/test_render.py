@@ -116,3 +116,24 @@ def test_outputs_are_normalised_for_byte_identical_builds():
     outs = [stream("a\n"), stream("b\n"), stream("/tmp/ipykernel_4242/123456.py:2: UserWarning: w\n", "stderr"),
             stream("c\n")]
     assert normalise(outs) == [stream("a\nb\n"), stream("<cell>:2: UserWarning: w\n", "stderr"), stream("c\n")]
+
+
+def test_long_traceback_shows_the_cells_frames_and_the_error_with_the_rest_behind_a_fold(tmp_path):
+    frames = ["\x1b[31m-----\x1b[39m", "\x1b[31mRuntimeError\x1b[39m    Traceback (most recent call last)",
+              "Cell In[1], line 2\n      1 import torch\n----> 2 torch.ones(2, device='meta').item()"]
+    frames += [f"File site-packages/torch/inner_{n}.py:{n}, in f{n}()\n" + "\n".join(f"    line {i}" for i in range(6))
+               for n in range(8)]
+    frames += ["\x1b[31mRuntimeError\x1b[39m: Tensor.item() cannot be called on meta tensors"]
+    error = {"output_type": "error", "ename": "RuntimeError", "evalue": "meta", "traceback": frames}
+    md, _ = render(tmp_path, code("x", 'tags=["raises-exception"] raises="RuntimeError"'), [[error]])
+    short, full = md.split("<details", 1)
+    assert "Cell In[1], line 2" in short and "cannot be called on meta tensors" in short
+    assert "inner_0.py" not in short and "inner_7.py" in short  # the frame that raised stays
+    assert "7 frames inside PyTorch hidden" in short
+    assert "Show the full traceback" in full and all(f"inner_{n}.py" in full for n in range(8))
+
+
+def test_short_traceback_is_shown_whole(tmp_path):
+    error = {"output_type": "error", "ename": "E", "evalue": "", "traceback": ["-", "E  Traceback", "Cell In[1]", "E: x"]}
+    md, _ = render(tmp_path, code("x", 'tags=["raises-exception"] raises="E"'), [[error]])
+    assert "<details" not in md and "Cell In[1]" in md
