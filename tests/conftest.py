@@ -3,6 +3,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+from browser_support import CHROMIUM, CHROMIUM_ARGS, find_chromium, skip_or_fail
 
 from torchnotes.cache import Cache
 from torchnotes.engine import Engine
@@ -50,3 +51,21 @@ def fixture_site(tmp_path):
     target = tmp_path / "site-src"
     shutil.copytree(ROOT / "tests" / "fixtures" / "site", target)
     return target
+
+
+@pytest.fixture(scope="session")
+def browser():
+    """One Chromium for the whole run, shared by every browser test module: Playwright's sync API cannot
+    start a second instance while the first one is still open."""
+    try:
+        import playwright.sync_api as playwright_sync
+    except ImportError:
+        skip_or_fail("Playwright is not installed (pip install -r requirements.txt)")
+    with playwright_sync.sync_playwright() as p:
+        executable = find_chromium(p.chromium.executable_path)
+        if executable is None:
+            skip_or_fail(f"no Chromium at {CHROMIUM} nor at {p.chromium.executable_path} "
+                         "(scripts/setup.sh --browser installs one)")
+        chromium = p.chromium.launch(executable_path=executable, args=CHROMIUM_ARGS, headless=True)
+        yield chromium
+        chromium.close()

@@ -16,14 +16,11 @@ from urllib.parse import urlsplit
 import nbformat
 import pytest
 from browser_support import (
-    CHROMIUM,
-    CHROMIUM_ARGS,
     COLORS_JS,
     LANGS,
     Recorder,
     SiteServer,
     effective_contrast,
-    find_chromium,
     hex_color,
     in_lang,
     page_lang,
@@ -39,12 +36,6 @@ SCREENSHOTS = ROOT / "test-artifacts" / "screenshots"
 VIEWPORT = {"width": 1280, "height": 900}
 
 pytestmark = pytest.mark.browser
-
-try:
-    import playwright.sync_api as playwright_sync
-except ImportError:
-    skip_or_fail("Playwright is not installed (pip install -r requirements.txt)", allow_module_level=True)
-
 
 # --- fixtures ---------------------------------------------------------------------------------------------
 
@@ -71,18 +62,6 @@ def site_dir(tmp_path_factory) -> Path:
 def server(site_dir):
     with SiteServer(site_dir) as running:
         yield running
-
-
-@pytest.fixture(scope="session")
-def browser():
-    with playwright_sync.sync_playwright() as p:
-        executable = find_chromium(p.chromium.executable_path)
-        if executable is None:
-            skip_or_fail(f"no Chromium at {CHROMIUM} nor at {p.chromium.executable_path} "
-                         "(scripts/setup.sh --browser installs one)")
-        chromium = p.chromium.launch(executable_path=executable, args=CHROMIUM_ARGS, headless=True)
-        yield chromium
-        chromium.close()
 
 
 class Tab:

@@ -283,6 +283,7 @@ def test_execute_record_writes_the_store_for_tagged_pages_only(tmp_path, capsys)
     config = cli_site(tmp_path)
     page(tmp_path / "docs", "en/t.md", code("print(7)") + code("print('on gpu', 6 * 7)", TAGGED))
     page(tmp_path / "docs", "zh/t.md", code("print(7)") + code("print('在 GPU 上', 6 * 7)", TAGGED))
+    assert cli(["-f", str(config), "sync"]) == 0
     capsys.readouterr()
     assert cli(["-f", str(config), "execute", "--record", "--record-tag", TEST_TAG]) == 0
     out = capsys.readouterr().out

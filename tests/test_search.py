@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from browser_support import CHROMIUM, CHROMIUM_ARGS, SiteServer
+from browser_support import SiteServer
 
 from torchnotes import search
 
@@ -56,17 +56,6 @@ def site_dir() -> Path:
 def server(site_dir):
     with SiteServer(site_dir) as running:
         yield running
-
-
-@pytest.fixture(scope="module")
-def browser():
-    playwright_sync = pytest.importorskip("playwright.sync_api")
-    if not Path(CHROMIUM).exists():
-        pytest.fail(f"no Chromium at {CHROMIUM} (scripts/setup.sh --browser installs it)", pytrace=False)
-    with playwright_sync.sync_playwright() as p:
-        chromium = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
-        yield chromium
-        chromium.close()
 
 
 def lang_root(lang: str) -> str:
