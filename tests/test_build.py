@@ -32,7 +32,8 @@ def test_outputs_in_both_languages(built):
         assert '<pre class="nb-stdout" tabindex="0">sum: 6</pre>' in html
         assert '<pre class="nb-result" tabindex="0">tensor([1., 1.])</pre>' in html
         assert "RuntimeError</span>: shape" in html  # the real expected error, coloured
-        assert re.search(r'<img class="nb-image" src="(demo-code-4-[0-9a-f]{8}-0-[0-9a-f]{8}\.png)"', html)
+        image = re.search(r'<img alt="[^"]*" class="nb-image" loading="lazy" src="(demo-code-4-[0-9a-f]{8}-0-[0-9a-f]{8}\.png)"', html)
+        assert image and (site / lang_dir / "demo" / image.group(1)).is_file()
         assert "In&nbsp;[" not in html and "In [" not in html and "\x1b[" not in html
         assert "tabbed-set" in html and 'class="arithmatex"' in html  # pymdownx still works on notebook pages
     assert "此单元需要 CUDA 设备" in (site / "zh/demo/index.html").read_text()
@@ -45,6 +46,7 @@ def test_provenance_download_and_colab(built):
     _, site, _ = built
     html = (site / "demo/index.html").read_text()
     assert re.search(r'<p class="nb-provenance">Outputs generated with PyTorch [\d.]+\S* on CPU · Python 3\.\d+\.\d+ · \d{4}-\d\d-\d\d · [\d.]+ s', html)
+    assert '<a download href="demo.ipynb">Download notebook</a>' in html
     assert "https://colab.research.google.com/github/example/fixture/blob/main/notebooks/en/demo.ipynb" in html
     zh = (site / "zh/demo/index.html").read_text()
     assert "输出由 PyTorch" in zh and "notebooks/zh/demo.ipynb" in zh

@@ -1,7 +1,9 @@
 """Outputs become native Material content: code fences, text blocks, images, sanitised HTML, notices."""
 
 import base64
+import re
 
+import markdown
 from helpers import code, page
 
 from torchnotes.pages import read_page
@@ -54,7 +56,12 @@ def test_images_become_files(tmp_path):
     out = {"output_type": "display_data", "data": {"image/png": PNG, "text/plain": "<Figure size 200x200 with 1 Axes>"}}
     md, images = render(tmp_path, code("plt.show()"), [[out]])
     (name, raw), = images.items()
-    assert raw.startswith(b"\x89PNG") and f'src="{name}"' in md and "base64" not in md
+    assert raw.startswith(b"\x89PNG") and "base64" not in md
+    # A Markdown image, so that each generator resolves it against the page's source file like any other link.
+    assert f"![Figure size 200x200 with 1 Axes]({name}){{ .nb-image loading=lazy }}" in md
+    built = markdown.markdown(md, extensions=["md_in_html", "attr_list"])
+    assert re.search(rf'<div class="nb-output"[^>]*>\s*<p><img alt="Figure size 200x200 with 1 Axes" class="nb-image" '
+                     rf'loading="lazy" src="{re.escape(name)}" /></p>\s*</div>', built), built
 
 
 def test_needs_cuda_on_cpu_shows_code_and_notice_only(tmp_path):

@@ -29,7 +29,7 @@ from .cache import merge as merge_caches
 from .checks import check_pairs, check_translations, check_untranslated, page_paths, sync_pairs
 from .engine import Engine, PageResult, Report, current_keys, explain
 from .environment import probe
-from .errors import BuildFailed, NotebookError, RecordingNeedsCuda
+from .errors import BuildFailed, GeneratorFailed, NotebookError, RecordingNeedsCuda
 from .glossary import check_terms
 from .pages import read_page
 from .safety import check_prose
@@ -151,7 +151,11 @@ def main(argv: list[str] | None = None) -> int:
         if args.command == "zensical":
             from .zensical import build_all
 
-            return build_all(s, args.config_file, published.out, args.site_dir)
+            try:
+                return build_all(s, args.config_file, published.out, args.site_dir)
+            except GeneratorFailed as failed:
+                print(failed.message, file=sys.stderr)
+                return 1
         return 0
     cache = Cache(cfg["root"] / cfg["cache_dir"])
     if args.command == "run":

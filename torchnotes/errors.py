@@ -162,3 +162,9 @@ class RecordingNeedsCuda(NotebookError):
 
 class RecordingOrphan(NotebookError):
     hint = "Delete this file: its page is gone or has no needs-cuda cell any more (scripts/record_gpu.sh also removes it)."
+
+
+class GeneratorFailed(NotebookError):
+    """A site generator (Zensical) that is missing or failed on a published tree."""
+
+    hint = "Run the generator's command by hand to see its whole log (bash scripts/build_zensical.sh)."

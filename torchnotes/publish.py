@@ -119,7 +119,7 @@ class Publisher:
 
         def image(name: str, raw: bytes) -> str:
             write(assets / name, raw)
-            return name
+            return (assets / name).relative_to(target.parent).as_posix()  # from the page's source file
 
         ctx = RenderContext(lang=lang, device=self.env.device, cuda=self.env.cuda, image_sink=image, stem=stem,
                             recorded={} if self.env.cuda else self.store.states(page))
@@ -137,16 +137,18 @@ class Publisher:
         env = self.env
         line = w["provenance"].format(torch=env.torch, device=env.device, python=env.python, date=result.date,
                                       seconds=w["seconds"].format(result.run_seconds))
-        links = [f'<a href="{stem}.ipynb" download>{w["download"]}</a>']
+        # Markdown links, resolved against the page's source file by every generator (raw HTML links are not).
+        notebook_link = f"{stem}.ipynb" if stem == "index" else f"{stem}/{stem}.ipynb"
+        links = [f'[{w["download"]}]({notebook_link}){{ download }}']
         s = self.settings
         if s.github_repo:
             notebook = Path(s.notebooks_dir) / lang / rel_in_lang.with_suffix(".ipynb")
             colab = f"https://colab.research.google.com/github/{s.github_repo}/blob/{s.branch}/{notebook.as_posix()}"
-            links.append(f'<a href="{colab}" rel="noopener">{w["colab"]}</a>')
+            links.append(f'[{w["colab"]}]({colab}){{ rel=noopener }}')
         gpu = "" if self.env.cuda else provenance_text(self.store, page, lang)
         if gpu:
             line += " · " + html.escape(gpu)
-        return f'<p class="nb-provenance">{line} · {" · ".join(links)}</p>'
+        return f'{line} · {" · ".join(links)}\n{{ .nb-provenance }}'
 
     def _sync_notebooks(self, results: list[PageResult]) -> list[Path]:
         """Keep notebooks/ paired with the pages as they are now: a contributor never runs `sync` by hand."""

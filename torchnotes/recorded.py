@@ -397,7 +397,9 @@ def cell_html(state: Recorded | Stale | Missing, lang: str, outputs_html: str = 
     already rendered (the renderer's own output HTML for state.outputs); the label goes above them."""
     if isinstance(state, Recorded):
         caption = f'<p class="nb-recorded-label">{html.escape(label(state.provenance, lang))}</p>'
-        return f'<div class="nb-output nb-output--recorded">\n{caption}\n{outputs_html}\n</div>'
+        # Images among the outputs are Markdown (torchnotes/render.py): let md_in_html parse this block.
+        md = " markdown" if "\n![" in outputs_html else ""
+        return f'<div class="nb-output nb-output--recorded"{md}>\n{caption}\n{outputs_html}\n</div>'
     kind = "stale" if isinstance(state, Stale) else "cuda"
     return f'<p class="nb-note nb-note--{kind}">{html.escape(notice(state, lang))}</p>'
 

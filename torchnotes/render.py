@@ -87,15 +87,17 @@ def _render_code_cell(cell, outs: list[dict], ctx: RenderContext, labels: dict) 
     rendered = [r for r in (_render_output(o, f"{ctx.stem}-{cell.id}-{i}", ctx, labels) for i, o in enumerate(outs)) if r]
     if rendered:
         body = "\n".join(rendered)
+        # Images are Markdown (see _render_data): the blocks around them are parsed as Markdown (md_in_html).
+        md = " markdown" if any(r.startswith("\n![") for r in rendered) else ""
         lines = sum(_text(o.get("text", "")).count("\n") + len(o.get("traceback", [])) for o in outs)
         if "hide-output" in tags:
-            body = f'<details class="nb-details"><summary>{html.escape(labels["output"])}</summary>\n{body}\n</details>'
+            body = f'<details class="nb-details"{md}><summary>{html.escape(labels["output"])}</summary>\n{body}\n</details>'
         elif lines > LONG_OUTPUT:
             # Long outputs stay open but can be folded away by the reader.
             summary = html.escape(labels["long_output"].format(lines=lines))
-            body = f'<details class="nb-details" open><summary>{summary}</summary>\n{body}\n</details>'
+            body = f'<details class="nb-details" open{md}><summary>{summary}</summary>\n{body}\n</details>'
         # Outputs are what the code printed: the search index gets the prose and the code, not the numbers.
-        blocks.append(f'<div class="nb-output" data-search-exclude>\n{body}\n</div>')
+        blocks.append(f'<div class="nb-output" data-search-exclude{md}>\n{body}\n</div>')
     return "\n\n".join(blocks)
 
 
@@ -139,13 +141,19 @@ def _render_data(data: dict, name: str, ctx: RenderContext) -> str:
             raw = base64.b64decode(_text(data[mime]))
             digest = hashlib.sha256(raw).hexdigest()[:8]
             url = ctx.image_sink(f"{name}-{digest}.{ext}", raw)
-            alt = html.escape(_text(data.get("text/plain", "")).strip("<>"), quote=True)
-            return f'<img class="nb-image" src="{url}" alt="{alt}" loading="lazy">'
+            alt = html.escape(_ALT_UNSAFE.sub(" ", _text(data.get("text/plain", "")).strip("<>")).strip())
+            # Markdown, not <img>: every generator resolves a Markdown link against the page's source file,
+            # while raw HTML links are left alone by MkDocs and rewritten by Zensical. The enclosing blocks
+            # carry md_in_html's `markdown` attribute (see _render_code_cell).
+            return f"\n![{alt}]({url}){{ .nb-image loading=lazy }}\n"
     if "text/html" in data:
         return f'<div class="nb-html">{sanitize(_text(data["text/html"]))}</div>'
     if "text/plain" in data:
         return _pre(_text(data["text/plain"]), "nb-result")
     return ""
+
+
+_ALT_UNSAFE = re.compile(r"[\[\]\\\n]+")
 
 
 def sanitize(markup: str) -> str:

@@ -1,0 +1,186 @@
+"""Both generators build the same published tree: the same outputs on every page, no broken link or anchor,
+and a language menu that keeps the page.
+
+The MkDocs site comes from TORCHNOTES_SITE (scripts/test.sh builds it); the Zensical site is built here from
+the same cache (python -m torchnotes zensical), so the outputs cannot have been executed twice.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from html.parser import HTMLParser
+from pathlib import Path
+from urllib.parse import unquote, urlsplit
+
+import pytest
+from browser_support import SiteServer, base_path
+
+ROOT = Path(__file__).resolve().parent.parent
+ZENSICAL_SITE = ROOT / "build" / "test-zensical"
+
+
+class PageParts(HTMLParser):
+    """What the comparison needs from one built page: output <pre> texts, element ids, link targets."""
+
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.outputs: list[str] = []
+        self.ids: set[str] = set()
+        self.links: list[str] = []
+        self._div_depths: list[int] = []  # depth of each open div.nb-output
+        self._depth = 0
+        self._pre: list[str] | None = None
+
+    def handle_starttag(self, tag, attrs):
+        attrs = dict(attrs)
+        if attrs.get("id"):
+            self.ids.add(attrs["id"])
+        if tag == "a" and attrs.get("href"):
+            self.links.append(attrs["href"])
+        if tag == "img" and attrs.get("src"):
+            self.links.append(attrs["src"])
+        if tag == "div":
+            self._depth += 1
+            if "nb-output" in (attrs.get("class") or "").split():
+                self._div_depths.append(self._depth)
+        elif tag == "pre" and self._div_depths:
+            self._pre = []
+
+    def handle_endtag(self, tag):
+        if tag == "div":
+            if self._div_depths and self._div_depths[-1] == self._depth:
+                self._div_depths.pop()
+            self._depth -= 1
+        elif tag == "pre" and self._pre is not None:
+            self.outputs.append("".join(self._pre))
+            self._pre = None
+
+    def handle_data(self, data):
+        if self._pre is not None:
+            self._pre.append(data)
+
+
+def parse(path: Path) -> PageParts:
+    parts = PageParts()
+    parts.feed(path.read_text(encoding="utf-8"))
+    return parts
+
+
+def pages(site: Path) -> list[Path]:
+    """Every built page, as a path relative to the site; search/ and assets/ hold none."""
+    return sorted(p.relative_to(site) for p in site.rglob("*.html")
+                  if not {"assets", "search"} & set(p.relative_to(site).parts))
+
+
+@pytest.fixture(scope="module")
+def mkdocs_site() -> Path:
+    given = os.environ.get("TORCHNOTES_SITE")
+    if not given:
+        pytest.fail("TORCHNOTES_SITE is not set: build the site with mkdocs and point it there", pytrace=False)
+    site = Path(given) if Path(given).is_absolute() else ROOT / given
+    assert (site / "index.html").exists() and (site / "zh" / "index.html").exists(), f"{site}: no built site"
+    return site
+
+
+@pytest.fixture(scope="module")
+def zensical_site(mkdocs_site) -> Path:
+    # After the MkDocs build the cache holds every page: this publishes without running a kernel.
+    done = subprocess.run([sys.executable, "-m", "torchnotes", "zensical", "--site-dir", str(ZENSICAL_SITE)],
+                          cwd=ROOT, capture_output=True, text=True, timeout=900)
+    assert done.returncode == 0, f"the Zensical build failed:\n{done.stdout[-2000:]}\n{done.stderr[-4000:]}"
+    assert "0 kernels" in done.stdout, f"the Zensical build executed pages the MkDocs build had cached:\n{done.stdout[-1500:]}"
+    return ZENSICAL_SITE
+
+
+def test_every_page_has_the_same_outputs_in_both_builds(mkdocs_site, zensical_site):
+    ours, theirs = pages(mkdocs_site), pages(zensical_site)
+    missing = sorted(set(ours) - set(theirs))
+    assert not missing, f"pages the Zensical build lacks: {missing}"
+    compared = differing = 0
+    problems = []
+    for rel in ours:
+        left, right = parse(mkdocs_site / rel).outputs, parse(zensical_site / rel).outputs
+        compared += len(left)
+        if left != right:
+            differing += 1
+            first = next((i for i, (a, b) in enumerate(zip(left, right)) if a != b), min(len(left), len(right)))
+            problems.append(f"{rel}: {len(left)} outputs under MkDocs, {len(right)} under Zensical; "
+                            f"first difference at output {first + 1}:\n  mkdocs:   {left[first:first + 1]!r:.300}"
+                            f"\n  zensical: {right[first:first + 1]!r:.300}")
+    assert not problems, f"{differing} page(s) differ:\n" + "\n".join(problems[:5])
+    # Both languages of the real site hold hundreds of outputs: an empty comparison would prove nothing.
+    assert compared > 500, f"only {compared} outputs found: is div.nb-output still what the renderer writes?"
+
+
+def broken_links(site: Path) -> list[str]:
+    """Internal links and images whose file or #anchor does not exist in the built site."""
+    parsed: dict[Path, PageParts] = {}
+
+    def parts(path: Path) -> PageParts:
+        if path not in parsed:
+            parsed[path] = parse(path)
+        return parsed[path]
+
+    prefix = base_path(site)  # absolute links (the 404 page's) start with the deployment path
+    broken = []
+    for rel in pages(site):
+        for href in parts(site / rel).links:
+            url = urlsplit(href)
+            if url.scheme or url.netloc or href.startswith(("mailto:", "javascript:")):
+                continue
+            if url.path.startswith("/"):
+                if not url.path.startswith(prefix):
+                    broken.append(f"{rel}: {href} (outside the site's path {prefix})")
+                    continue
+                target = site / unquote(url.path[len(prefix):])
+            else:
+                target = (site / rel).parent / unquote(url.path) if url.path else site / rel
+            target = target.resolve()
+            if target.is_dir():
+                target = target / "index.html"
+            if not target.is_relative_to(site.resolve()) or not target.exists():
+                broken.append(f"{rel}: {href} (no file)")
+            elif url.fragment and target.suffix == ".html" and unquote(url.fragment) not in parts(target).ids:
+                broken.append(f"{rel}: {href} (no id {url.fragment!r} on {target.relative_to(site.resolve())})")
+    return broken
+
+
+@pytest.mark.parametrize("build", ["mkdocs", "zensical"])
+def test_no_broken_internal_link_or_anchor(build, request):
+    site = request.getfixturevalue(f"{build}_site")
+    assert len(pages(site)) > 70
+    broken = broken_links(site)
+    assert not broken, f"{len(broken)} broken link(s) in the {build} build:\n" + "\n".join(broken[:20])
+
+
+def test_the_link_check_sees_a_broken_anchor(tmp_path):
+    (tmp_path / "a").mkdir()
+    (tmp_path / "c").mkdir()
+    (tmp_path / "c" / "index.html").write_text('<p id="there">')
+    (tmp_path / "a" / "index.html").write_text('<h2 id="here">x</h2><a href="#here">ok</a><a href="#gone">x</a>'
+                                              '<a href="../b/">no page</a><a href="https://example.org/">out</a>'
+                                              '<a href="/c/#there">ok</a><a href="../c/#where">x</a><img src="gone.png">')
+    assert broken_links(tmp_path) == ["a/index.html: #gone (no id 'gone' on a/index.html)",
+                                      "a/index.html: ../b/ (no file)",
+                                      "a/index.html: ../c/#where (no id 'where' on c/index.html)",
+                                      "a/index.html: gone.png (no file)"]
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("start, lang, target", [
+    ("tensors/gather-scatter/", "zh", "zh/tensors/gather-scatter/"),
+    ("zh/data/datasets/", "en", "data/datasets/"),
+    ("", "zh", "zh/"),
+])
+def test_zensical_language_menu_keeps_the_page(browser, zensical_site, start, lang, target):
+    with SiteServer(zensical_site) as server:
+        context = browser.new_context()
+        try:
+            page = context.new_page()
+            page.goto(server.url(start), wait_until="load")
+            link = page.locator(f'.md-header a.md-select__link[hreflang="{lang}"]')
+            assert link.evaluate("a => a.href") == server.url(target)
+        finally:
+            context.close()
