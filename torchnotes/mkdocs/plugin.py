@@ -42,10 +42,11 @@ class NotebooksPlugin(BasePlugin[NotebooksConfig]):
         if not self.config.enabled:
             return config
         root = Path(config.config_file_path).resolve().parent
-        self.sources = Path(config.docs_dir).resolve()
+        sources = Path(config.docs_dir).resolve()
         publish_dir = (root / self.config.publish_dir).resolve()
-        if self.sources == publish_dir:
+        if sources == publish_dir:
             return config  # mkdocs-static-i18n re-runs on_config for each language: already published
+        self.sources = sources
         if self.env is None:
             self.env = probe(root / self.config.requirements)
         options = {name: self.config[name] for name in Settings().options}
