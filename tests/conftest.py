@@ -3,7 +3,6 @@ import shutil
 from pathlib import Path
 
 import pytest
-from browser_support import CHROMIUM, CHROMIUM_ARGS, find_chromium, skip_or_fail
 
 from torchnotes.cache import Cache
 from torchnotes.engine import Engine
@@ -57,6 +56,8 @@ def fixture_site(tmp_path):
 def browser():
     """One Chromium for the whole run, shared by every browser test module: Playwright's sync API cannot
     start a second instance while the first one is still open."""
+    from browser_support import CHROMIUM, CHROMIUM_ARGS, find_chromium, skip_or_fail
+
     try:
         import playwright.sync_api as playwright_sync
     except ImportError:

@@ -2,6 +2,7 @@
 
 import json
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -17,12 +18,16 @@ def build(src: Path, site: Path, *extra: str) -> subprocess.CompletedProcess:
                            "-d", str(site), *extra], capture_output=True, text=True, cwd=src, timeout=600)
 
 
-@pytest.fixture
-def built(fixture_site, tmp_path):
-    sync_pairs(fixture_site / "docs", fixture_site / "notebooks", ["en", "zh"])
-    done = build(fixture_site, tmp_path / "site")
+@pytest.fixture(scope="module")
+def built(tmp_path_factory):
+    """One build of the fixture site for every test that only reads it."""
+    tmp_path = tmp_path_factory.mktemp("built")
+    src = tmp_path / "site-src"
+    shutil.copytree(Path(__file__).parent / "fixtures" / "site", src)
+    sync_pairs(src / "docs", src / "notebooks", ["en", "zh"])
+    done = build(src, tmp_path / "site")
     assert done.returncode == 0, done.stderr
-    return fixture_site, tmp_path / "site", done.stderr
+    return src, tmp_path / "site", done.stderr
 
 
 def test_outputs_in_both_languages(built):

@@ -10,16 +10,17 @@ import os
 import tempfile
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 
 from .cache import Cache, full_source_hash, key_from_parts, key_parts, variant_key
 from .environment import Environment
 from .errors import BuildTimeout, CacheCorrupted, NotebookError
-from .execute import Execution, Options, execute_page
+from .execute import Execution, Options, execute_page, kernel_env
 from .inputs import changes, snapshot
 from .locks import clean_leftovers, entry_lock
 from .pages import Page, read_page
+from .zygote import Zygote, ZygoteFailed
 
 
 @dataclass
@@ -99,7 +100,8 @@ class Engine:
 
     def __init__(self, cache: Cache, env: Environment, *, root: Path | None = None, jobs: int | None = None,
                  timeout: int = 300, kernel: str = "python3", memory_limit_mb: int = 0, mode: str = "auto",
-                 page_timeout: float = 900, build_timeout: float = 0, log: Callable[[str], None] = print):
+                 page_timeout: float = 900, build_timeout: float = 0, fork: bool = True,
+                 log: Callable[[str], None] = print):
         if mode not in ("auto", "force", "off"):
             raise ValueError(f"execution mode must be auto, force or off, not {mode!r}")
         self.cache = cache
@@ -109,6 +111,7 @@ class Engine:
         self.options = Options(kernel=kernel, timeout=timeout, memory_limit_mb=memory_limit_mb, cuda=env.cuda,
                                page_timeout=page_timeout, root=self.root)
         self.build_timeout = build_timeout
+        self.fork = fork  # kernels forked from a zygote that has imported torch (torchnotes.zygote)
         self.mode = mode
         self.log = log
 
@@ -216,7 +219,7 @@ class Engine:
                         failed(group, error)
                         return
                     async with limit:
-                        execution = await execute_page(page, self.options, first, deadline=deadline)
+                        execution = await execute_page(page, options, first, deadline=deadline)
                     kernels += 1
                     if execution.error is not None:
                         failed(group, execution.error)
@@ -232,8 +235,26 @@ class Engine:
                     # Outputs that quote source lines are not shared between pages whose comments differ.
                     group = [(s, p) for s, p in group if s not in served]
 
-        await asyncio.gather(*(one(key, group) for key, group in pending))
+        options = self.options
+        zygote = self._start_zygote() if pending else None
+        if zygote is not None:
+            options = replace(options, zygote=zygote)
+        try:
+            await asyncio.gather(*(one(key, group) for key, group in pending))
+        finally:
+            if zygote is not None:
+                zygote.close()
         return finish(kernels)
+
+    def _start_zygote(self) -> Zygote | None:
+        """One zygote per build, when this interpreter's ipykernel is the kernel (TORCHNOTES_FORK=0: never)."""
+        if os.environ.get("TORCHNOTES_FORK", "1") == "0" or not self.fork:
+            return None
+        try:
+            return Zygote(kernel_env(self.options))
+        except ZygoteFailed as error:
+            self.log(f"kernels start from scratch: {error}")
+            return None
 
     def _serve(self, key: str, shown: str, page: Page, results: dict, used: set, quiet: bool = False) -> bool:
         """Fill the page's result from the cache when an entry holds for it; otherwise note why not."""

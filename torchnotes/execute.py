@@ -35,6 +35,7 @@ from .inputs import RECORD_CELL, RecordMissing, parse_record
 from .locks import temp_folder
 from .outputs import PAGE_LIMIT, cap_cell, normalise, over_page_limit
 from .pages import Page
+from .zygote import Zygote, ZygoteFailed
 
 SETUP_FILE = Path(__file__).parent / "kernel_setup.py"
 
@@ -56,6 +57,19 @@ class Options:
     cuda: bool = False
     page_timeout: float = 900  # seconds for a whole page; 0: no limit
     root: Path | None = None  # the project: files under it that a page reads are recorded
+    zygote: Zygote | None = None  # forks the kernels (torchnotes.zygote); None: each kernel starts from scratch
+
+
+def kernel_env(options: Options) -> dict[str, str]:
+    """The environment every kernel of a build gets (and the zygote that forks them)."""
+    env = kernel_variables()
+    env.update({
+        "TORCHNOTES_MEMORY_LIMIT_MB": str(options.memory_limit_mb),
+        "TORCHNOTES_ROOT": str(Path(options.root or Path.cwd()).resolve()),
+        # The kernel asks to be killed when this process dies (kernel_setup.py).
+        "TORCHNOTES_BUILD_PID": str(os.getpid()),
+    })
+    return env
 
 
 def runnable(cell, cuda: bool) -> bool:
@@ -89,18 +103,16 @@ async def execute_page(page: Page, options: Options, display_path: str | None = 
         if cell_index < len(seconds):
             seconds[cell_index] = round(time.perf_counter() - started.get(cell_index, time.perf_counter()), 3)
 
-    env = kernel_variables()
-    env.update({
-        "TORCHNOTES_MEMORY_LIMIT_MB": str(options.memory_limit_mb),
-        "TORCHNOTES_ROOT": str(Path(options.root or Path.cwd()).resolve()),
-        # The kernel asks to be killed when this process dies (kernel_setup.py).
-        "TORCHNOTES_BUILD_PID": str(os.getpid()),
-    })
+    env = kernel_env(options)
     # IPC sockets in a private folder: no TCP ports to collide on, and no plaintext-TCP warning per kernel.
     sockets = temp_folder()
+    config = Config({"KernelManager": {"transport": "ipc", "ip": os.path.join(sockets, "kernel")}})
+    # nbclient shuts down only the kernels of managers it made itself: hand it the class, not an instance.
+    managers = {} if options.zygote is None else {"kernel_manager_class": options.zygote.kernel_manager_class}
     client = NotebookClient(
         notebook,
-        config=Config({"KernelManager": {"transport": "ipc", "ip": os.path.join(sockets, "kernel")}}),
+        **managers,
+        config=config,
         kernel_name=options.kernel,
         timeout=page.timeout or options.timeout,
         allow_errors=False,
@@ -140,7 +152,7 @@ async def execute_page(page: Page, options: Options, display_path: str | None = 
         else:
             result.error = fail(PageTimeout, f"page did not finish within {options.page_timeout:g} s "
                                              f"(stopped in code cell {(current['index'] or 0) + 1})")
-    except (NoSuchKernel, RuntimeError) as error:
+    except (NoSuchKernel, ZygoteFailed, RuntimeError) as error:
         if current["index"] is not None:
             raise
         result.error = KernelStartFailed(shown, f"kernel '{options.kernel}' did not start: "
