@@ -129,3 +129,27 @@ def test_packages_vendored_inside_a_package_do_not_make_every_build_a_miss(tmp_p
     assert "setuptools" in entry(tmp_path, first)["inputs"]["packages"]
     assert not any(name.startswith("jaraco") for name in entry(tmp_path, first)["inputs"]["packages"])
     assert make_engine().run([path]).results[0].status == "cached"
+
+
+def test_compiled_extensions_are_kept_with_the_cache_and_not_counted_as_inputs(tmp_path, make_engine):
+    # What load_inline does, without the 30 s compile: write into TORCH_EXTENSIONS_DIR, read it back.
+    writer = page(tmp_path, "en/a.md", code("""
+        import os, pathlib
+        folder = pathlib.Path(os.environ["TORCH_EXTENSIONS_DIR"]) / "ext"
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / "ext.so").write_text("compiled")
+        print(open(folder / "ext.so").read())
+    """))
+    reader = page(tmp_path, "zh/a.md", code("""
+        import os, pathlib
+        print(open(pathlib.Path(os.environ["TORCH_EXTENSIONS_DIR"]) / "ext" / "ext.so").read())
+    """))
+    engine = make_engine()
+    first = engine.run([writer]).results[0]
+    second = engine.run([reader]).results[0]  # another page, another kernel, later
+    assert first.cell_outputs()[0][0]["text"] == second.cell_outputs()[0][0]["text"] == "compiled\n"
+    folder = engine.options.extensions_dir
+    assert folder.is_relative_to(tmp_path / "cache") and (folder / "ext" / "ext.so").exists()
+    assert engine.env.torch in folder.name
+    # A build artefact, not an input: its bytes do not make the entry a miss.
+    assert entry(tmp_path, first)["inputs"]["files"] == {} == entry(tmp_path, second)["inputs"]["files"]

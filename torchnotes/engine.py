@@ -108,8 +108,9 @@ class Engine:
         self.env = env
         self.root = Path(root or Path.cwd()).resolve()
         self.jobs = jobs or os.cpu_count() or 1
+        extensions = cache.folder / "extensions" / f"torch-{env.torch}-py{env.python}"
         self.options = Options(kernel=kernel, timeout=timeout, memory_limit_mb=memory_limit_mb, cuda=env.cuda,
-                               page_timeout=page_timeout, root=self.root)
+                               page_timeout=page_timeout, root=self.root, extensions_dir=extensions)
         self.build_timeout = build_timeout
         self.fork = fork  # kernels forked from a zygote that has imported torch (torchnotes.zygote)
         self.mode = mode

@@ -58,6 +58,7 @@ class Options:
     page_timeout: float = 900  # seconds for a whole page; 0: no limit
     root: Path | None = None  # the project: files under it that a page reads are recorded
     zygote: Zygote | None = None  # forks the kernels (torchnotes.zygote); None: each kernel starts from scratch
+    extensions_dir: Path | None = None  # torch's JIT extension cache, kept with the execution cache
 
 
 def kernel_env(options: Options) -> dict[str, str]:
@@ -69,6 +70,10 @@ def kernel_env(options: Options) -> dict[str, str]:
         # The kernel asks to be killed when this process dies (kernel_setup.py).
         "TORCHNOTES_BUILD_PID": str(os.getpid()),
     })
+    if options.extensions_dir is not None:
+        # Compiled extensions (load_inline) outlive the kernel: one compile serves both languages and later
+        # builds. torch keys each on its name and sources; the folder is per torch build and Python.
+        env["TORCH_EXTENSIONS_DIR"] = str(Path(options.extensions_dir).resolve())
     return env
 
 

@@ -49,7 +49,9 @@ def _record_inputs(os, sys):
 
         modules = [m for m in list(sys.modules.values()) if isinstance(getattr(m, "__file__", None), str)]
         candidates = opened | {m.__file__ for m in modules}
-        skip = [os.path.realpath(p) + os.sep for p in {sys.prefix, sys.base_prefix, sys.exec_prefix}]
+        # Compiled extensions are what a page built, not what it read (their sources are in its code).
+        built = [os.environ["TORCH_EXTENSIONS_DIR"]] if os.environ.get("TORCH_EXTENSIONS_DIR") else []
+        skip = [os.path.realpath(p) + os.sep for p in {sys.prefix, sys.base_prefix, sys.exec_prefix, *built}]
         top = os.path.realpath(root) + os.sep
         files = set()
         for path in candidates:
