@@ -174,3 +174,13 @@ def test_kill_9_of_the_build_kills_its_kernel_and_the_next_build_cleans_up(tmp_p
     assert done.returncode == 0 and "1 run" in done.stdout, done.stderr
     assert not list(temp.glob("torchnotes-*"))
     shutil.rmtree(temp)
+
+
+def test_run_prints_each_cell_with_its_time(tmp_path):
+    root = site(tmp_path, GOOD)
+    page(root / "docs", "en/t.md", code("print('fast')") + code("import time\ntime.sleep(0.6)\nprint('slow')"))
+    done = cli(root, "run", "docs/en/t.md")
+    assert done.returncode == 0, done.stderr
+    times = [float(t) for t in re.findall(r"----- code cell \d \[\]  \((\d+\.\d\d) s\)", done.stdout)]
+    assert len(times) == 2 and times[1] >= 0.6 > times[0], done.stdout
+    assert "slow" in done.stdout and done.stdout.rstrip().endswith("OK")

@@ -164,7 +164,7 @@ def main(argv: list[str] | None = None) -> int:
         report = engine.run([args.page])
         result = report.results[0]
         if result.status != "failed":
-            _print_page(read_page(args.page), result.outputs)
+            _print_page(read_page(args.page), result.outputs, result.cell_seconds)
         if result.error:
             print(result.error.message, file=sys.stderr)
         print("FAILED" if result.error else "OK")
@@ -252,10 +252,11 @@ def _shards(args, cfg: dict, pages: list) -> int:
     return 0
 
 
-def _print_page(page, outputs) -> None:
+def _print_page(page, outputs, seconds=()) -> None:
     for number, cell in enumerate(page.code_cells, 1):
         outs = outputs.get(cell.id, [])
-        print(f"----- code cell {number} {cell.metadata.get('tags', [])}")
+        took = f"  ({seconds[number - 1]:.2f} s)" if number <= len(seconds) else ""
+        print(f"----- code cell {number} {cell.metadata.get('tags', [])}{took}")
         print(cell.source)
         print("-- output:")
         for out in outs:
