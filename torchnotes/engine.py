@@ -15,7 +15,7 @@ from pathlib import Path
 
 from .cache import Cache, full_source_hash, key_from_parts, key_parts, variant_key
 from .environment import Environment
-from .errors import BuildTimeout, CacheCorrupted, NotebookError
+from .errors import BuildTimeout, CacheCorrupted, NotebookError, NotExecuted
 from .execute import Execution, Options, execute_page, kernel_env
 from .inputs import changes, snapshot
 from .locks import clean_leftovers, entry_lock
@@ -193,6 +193,16 @@ class Engine:
             if left:
                 pending.append((key, left))
 
+        if self.mode == "off":
+            # Publishing from merged shard caches: a page the cache cannot serve is an error, never a run.
+            for _, group in pending:
+                for shown, _page in group:
+                    result = results[shown]
+                    result.status, result.error = "failed", NotExecuted(
+                        shown, f"execution is off and the cache cannot serve this page ({result.note or 'no entry'})")
+                    report(result)
+            return finish(0)
+
         limit = asyncio.Semaphore(self.jobs)
         kernels = 0
 
@@ -283,8 +293,6 @@ class Engine:
             # Its outputs quote the twin's source lines (comments in another language): this page keeps its own.
             body = self._get(variant_key(key, source))
         if body is None:
-            if self.mode == "off":
-                raise RuntimeError(f"execution is off and the cache has no entry {key[:12]}; build once with execution on")
             return None, "no entry"
         changed = changes(self.root, body.get("inputs"))
         if changed:
