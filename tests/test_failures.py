@@ -53,35 +53,74 @@ def fix_and_rebuild(root):
     assert list(entry["outputs"].values()) == [[{"output_type": "stream", "name": "stdout", "text": "fixed\n"}]]
 
 
-@pytest.mark.parametrize("body,extra,words", [
+# Each way a page can fail at run time, as (page, body, front matter extra, words its message must hold). They
+# all go into one build: the engine runs every page and reports every failure, each against its own file.
+RUNTIME_FAILURES = [
     # unexpected exception: the cause and the traceback
-    (code("x = 1") + code("import torch\ntorch.ones(2) @ torch.ones(3)"), "", ["(code cell 2)", "RuntimeError", "raises-exception"]),
-    # expected exception missing
-    (code("x = 1", 'tags=["raises-exception"] raises="ValueError"'), "", ["(code cell 1)", "expected ValueError, but the cell raised nothing"]),
-    # expected exception of the wrong type
-    (code("[][0]", 'tags=["raises-exception"] raises="ValueError"'), "", ["(code cell 1)", "expected ValueError, got IndexError"]),
-    # cell timeout
-    (code("import time\ntime.sleep(60)"), "timeout: 2\n", ["(code cell 1)", "did not finish within 2 s"]),
-    # kernel death
-    (code("import os\nos._exit(1)"), "", ["(code cell 1)", "kernel died"]),
+    ("raises", code("x = 1") + code("import torch\ntorch.ones(2) @ torch.ones(3)"), "",
+     ["(code cell 2)", "RuntimeError", "raises-exception"]),
+    ("missing", code("x = 1", 'tags=["raises-exception"] raises="ValueError"'), "",
+     ["(code cell 1)", "expected ValueError, but the cell raised nothing"]),
+    ("wrong-type", code("[][0]", 'tags=["raises-exception"] raises="ValueError"'), "",
+     ["(code cell 1)", "expected ValueError, got IndexError"]),
+    ("timeout", code("import time\ntime.sleep(60)"), "timeout: 2\n", ["(code cell 1)", "did not finish within 2 s"]),
+    ("death", code("import os\nos._exit(1)"), "", ["(code cell 1)", "kernel died"]),
     # memory blow-up under the cap (4096 MB in CONFIG): 6 GiB of address space is refused only by the cap
-    (code("import torch\nx = torch.empty(6 * 2**30, dtype=torch.uint8)"), "", ["(code cell 1)", "can't allocate memory"]),
-    # syntax error
-    (code("for i in range(3) print(i)"), "", ["(code cell 1)", "SyntaxError"]),
-    # invalid front matter
-    (code("x = 1"), "timeout: -5\n", ["'timeout' must be a positive number"]),
-    # invalid tags
-    (code("x = 1", 'tags=["needs-gpu"]'), "", ["(code cell 1)", "unknown tag 'needs-gpu'"]),
-])
-def test_failure_then_good_build(tmp_path, body, extra, words):
-    root = site(tmp_path, body, extra)
+    ("memory", code("import torch\nx = torch.empty(6 * 2**30, dtype=torch.uint8)"), "",
+     ["(code cell 1)", "can't allocate memory"]),
+    ("syntax", code("for i in range(3) print(i)"), "", ["(code cell 1)", "SyntaxError"]),
+]
+# Pages that cannot be read stop the build before any kernel starts, every one of them reported.
+STATIC_FAILURES = [
+    ("front-matter", code("x = 1"), "timeout: -5\n", ["'timeout' must be a positive number"]),
+    ("tags", code("x = 1", 'tags=["needs-gpu"]'), "", ["(code cell 1)", "unknown tag 'needs-gpu'"]),
+]
+
+
+def message_for(stderr: str, rel: str) -> str:
+    """The error block of one page: from the line naming it to the next line naming a page."""
+    lines = stderr.splitlines()
+    start = next((i for i, line in enumerate(lines) if line.startswith(rel)), None)
+    assert start is not None, f"no error names {rel}:\n{stderr}"
+    end = next((i for i in range(start + 1, len(lines)) if lines[i].startswith("docs/")), len(lines))
+    return "\n".join(lines[start:end])
+
+
+def broken_site(tmp_path, cases):
+    (tmp_path / "mkdocs.yml").write_text(CONFIG)
+    for name, body, extra, _ in cases:
+        for lang in ("en", "zh"):
+            page(tmp_path / "docs", f"{lang}/{name}.md", body, extra=extra)
+    return synced(tmp_path)
+
+
+def test_every_runtime_failure_names_its_page_cell_and_cause_and_is_never_cached(tmp_path):
+    root = broken_site(tmp_path, RUNTIME_FAILURES)
     done = cli(root, "execute")
     assert done.returncode == 1
-    assert "docs/en/p.md" in done.stderr
-    for word in words:
-        assert word in done.stderr, done.stderr
+    for name, _, _, words in RUNTIME_FAILURES:
+        message = message_for(done.stderr, f"docs/en/{name}.md")
+        missing = [word for word in words if word not in message]
+        assert not missing, f"{name}: {missing} not in its message:\n{message}"
     assert not Cache(root / ".cache/torchnotes").keys()  # a failure is never cached
+    # Fixed, the next build runs and caches the page.
+    for name, *_ in RUNTIME_FAILURES:
+        for lang in ("en", "zh"):
+            (root / "docs" / lang / f"{name}.md").unlink()
+    for stale in (root / "notebooks").rglob("*.ipynb"):
+        stale.unlink()
     fix_and_rebuild(root)
+
+
+def test_every_unreadable_page_stops_the_build_before_any_kernel(tmp_path):
+    root = broken_site(tmp_path, STATIC_FAILURES)
+    done = cli(root, "execute")
+    assert done.returncode == 1
+    for name, _, _, words in STATIC_FAILURES:
+        message = message_for(done.stderr, f"docs/en/{name}.md")
+        assert all(word in message for word in words), message
+    report = json.loads((root / ".cache/torchnotes/report.json").read_text())
+    assert report["status"] == "failed" and report["kernels"] == 0
 
 
 def test_missing_translation_then_fixed(tmp_path):
