@@ -95,6 +95,8 @@ def main() -> int:
     results = {}
     for name, (python, folder, projects, sites, scenarios) in systems.items():
         results[name] = measure(name, python, folder, projects, sites, scenarios, args.runs, work)
+        # A long run keeps what it has measured so far, in case a later step fails.
+        (work / "partial.json").write_text(json.dumps(results, indent=1), encoding="utf-8")
     results["ours"]["breakdown"] = breakdown(ours, args.runs)
     data = {"machine": machine(), "date": time.strftime("%Y-%m-%d"), "pages": page_count(), "runs": args.runs,
             "results": results}
