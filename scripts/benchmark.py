@@ -70,12 +70,15 @@ def main() -> int:
                         help="python of a venv with mkdocs-jupyter, Material, torch and the pages' packages")
     parser.add_argument("--runs", type=int, default=3, help="repetitions of every scenario, for every build")
     parser.add_argument("--work", type=Path, help="scratch folder (default: a temporary one)")
+    parser.add_argument("--baseline-from", type=Path,
+                        help="take the baseline's numbers from the partial.json of an interrupted run on this machine "
+                             "(recorded as such in results.json) instead of measuring it again")
     args = parser.parse_args()
     if args.tables_only:
         write_tables(json.loads((OUT / "results.json").read_text(encoding="utf-8")))
         return 0
-    if args.baseline_python is None:
-        parser.error("--baseline-python is required")
+    if args.baseline_python is None and args.baseline_from is None:
+        parser.error("--baseline-python (or --baseline-from) is required")
     if args.runs < 3:
         parser.error("--runs must be at least 3: a median of fewer says nothing about the spread")
 
@@ -93,6 +96,11 @@ def main() -> int:
                        {"en": serial / "site", "zh": serial / "site" / "zh"}, ("cold",)),
     }
     results = {}
+    reused = None
+    if args.baseline_from:
+        results["baseline"] = json.loads(args.baseline_from.read_text(encoding="utf-8"))["baseline"]
+        reused = f"baseline measured by an earlier, interrupted run of this script on this machine on {time.strftime('%Y-%m-%d')}"
+        del systems["baseline"]
     for name, (python, folder, projects, sites, scenarios) in systems.items():
         results[name] = measure(name, python, folder, projects, sites, scenarios, args.runs, work)
         # A long run keeps what it has measured so far, in case a later step fails.
@@ -100,6 +108,8 @@ def main() -> int:
     results["ours"]["breakdown"] = breakdown(ours, args.runs)
     data = {"machine": machine(), "date": time.strftime("%Y-%m-%d"), "pages": page_count(), "runs": args.runs,
             "results": results}
+    if reused:
+        data["note"] = reused
     OUT.mkdir(exist_ok=True)
     (OUT / "results.json").write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
     write_tables(data)
@@ -168,7 +178,7 @@ def measure(name: str, python: Path, folder: Path, projects: list, sites: dict, 
                 edit_prose(name, folder, run)
             elif scenario == "code":
                 edit_code(name, folder, run)
-            row = build(python, projects, kernels_dir)
+            row = build(python, projects, kernels_dir, ours=name.startswith("ours"))
             if scenario == "cold" and name.startswith("ours"):
                 row.update(cold_bound(folder))
             rows[scenario].append(row)
@@ -223,14 +233,19 @@ def breakdown(folder: Path, runs: int) -> dict:
                        for step, v in steps_.items()} for scenario, steps_ in rows.items()}
 
 
-def build(python: Path, projects: list, kernels_dir: Path) -> dict:
-    """Build every project in turn; seconds add up, memory is the peak of any one build."""
+def build(python: Path, projects: list, kernels_dir: Path, ours: bool) -> dict:
+    """Build every project in turn; seconds add up, memory is the peak of any one build.
+
+    The baseline's kernels are counted by a kernelspec that logs each start. Ours come from the build's own
+    report: our kernels are forked from a zygote (torchnotes/zygote.py) only for the standard ipykernel
+    kernelspec, so a wrapping kernelspec would measure a build we do not ship."""
     log = kernels_dir / "starts.log"
     log.write_text("", encoding="utf-8")
-    seconds, peak_mb = 0.0, 0.0
+    seconds, peak_mb, kernels = 0.0, 0.0, 0
     for project, site in projects:
-        env = dict(os.environ, JUPYTER_PATH=str(kernels_dir), BENCH_KERNEL_LOG=str(log), NO_MKDOCS_2_WARNING="1",
-                   PYTHONPATH=str(project / "_code"))
+        env = dict(os.environ, NO_MKDOCS_2_WARNING="1", PYTHONPATH=str(project / "_code"))
+        if not ours:
+            env.update(JUPYTER_PATH=str(kernels_dir), BENCH_KERNEL_LOG=str(log))
         mkdocs = [str(python), "-m", "mkdocs", "build", "-q", "-f", str(project / "mkdocs.yml"), "-d", str(site)]
         begin = time.perf_counter()
         process = subprocess.Popen(mkdocs, cwd=project, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
@@ -241,7 +256,11 @@ def build(python: Path, projects: list, kernels_dir: Path) -> dict:
         peak_mb = max(peak_mb, peak.mb)
         if process.returncode != 0:
             raise SystemExit(f"build failed in {project}:\n{err[-3000:]}")
-    kernels = len(log.read_text(encoding="utf-8").splitlines())
+        if ours:
+            report = json.loads((project / ".cache" / "torchnotes" / "report.json").read_text(encoding="utf-8"))
+            kernels += report["kernels"]
+    if not ours:
+        kernels = len(log.read_text(encoding="utf-8").splitlines())
     return {"seconds": round(seconds, 2), "kernels": kernels, "peak_mb": round(peak_mb, 1)}
 
 
@@ -338,7 +357,7 @@ WORDS = {
     "en": {
         "title": "Measured on {machine}, {date}: {pages} notebook pages (both languages), every build {runs} times; "
                  "median, with the lowest and highest run in brackets.",
-        "metric": "Metric", "ours": "This site (a kernel per core)", "serial": "This site (--jobs 1)", "base": "mkdocs-jupyter (serial)",
+        "note": "Note", "metric": "Metric", "ours": "This site (a kernel per core)", "serial": "This site (--jobs 1)", "base": "mkdocs-jupyter (serial)",
         "ratio": "Ratio (this site / mkdocs-jupyter)",
         "cold": "Cold build (empty caches), s", "nochange": "Rebuild, no change, s", "prose": "Rebuild after a prose edit, s",
         "code": "Rebuild after a code edit, s", "k": "kernels started", "peak": "Peak memory (cold), MiB",
@@ -354,7 +373,7 @@ WORDS = {
     "zh": {
         "title": "测量环境：{machine}，{date}；共 {pages} 个 notebook 页面（两种语言），每种构建各运行 {runs} 次；"
                  "表中为中位数，括号内为最快与最慢的一次。",
-        "metric": "指标", "ours": "本站（每核一个内核）", "serial": "本站（--jobs 1）", "base": "mkdocs-jupyter（串行）",
+        "note": "说明", "metric": "指标", "ours": "本站（每核一个内核）", "serial": "本站（--jobs 1）", "base": "mkdocs-jupyter（串行）",
         "ratio": "比值（本站 / mkdocs-jupyter）",
         "cold": "冷构建（清空缓存），秒", "nochange": "无改动重建，秒", "prose": "只改文字后重建，秒",
         "code": "改代码后重建，秒", "k": "启动的内核数", "peak": "峰值内存（冷构建），MiB",
@@ -390,7 +409,7 @@ def table(data: dict, lang: str) -> str:
         return f"{row['seconds']:.1f} ({row['min']:.1f}–{row['max']:.1f})"
 
     lines = [w["title"].format(machine=_machine_text(data["machine"]), date=data["date"], pages=data["pages"],
-                               runs=data.get("runs", "?")), "",
+                               runs=data.get("runs", "?")) + (f" ({w['note']}: {data['note']}.)" if data.get("note") else ""), "",
              f"| {w['metric']} | {w['ours']} | {w['serial']} | {w['base']} | {w['ratio']} |", "|---|--:|--:|--:|--:|"]
     for s in SCENARIOS:
         lines.append(f"| {w[s]} | {cell(ours[s])} | {cell(serial.get(s))} | {cell(base[s])} | "
