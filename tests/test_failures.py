@@ -94,14 +94,20 @@ def broken_site(tmp_path, cases):
     return synced(tmp_path)
 
 
-def test_every_runtime_failure_names_its_page_cell_and_cause_and_is_never_cached(tmp_path):
-    root = broken_site(tmp_path, RUNTIME_FAILURES)
+def failing_build(tmp_path, cases) -> Path:
+    """Build a site of broken pages: the build fails and each page's message holds its words."""
+    root = broken_site(tmp_path, cases)
     done = cli(root, "execute")
     assert done.returncode == 1
-    for name, _, _, words in RUNTIME_FAILURES:
+    for name, _, _, words in cases:
         message = message_for(done.stderr, f"docs/en/{name}.md")
         missing = [word for word in words if word not in message]
         assert not missing, f"{name}: {missing} not in its message:\n{message}"
+    return root
+
+
+def test_every_runtime_failure_names_its_page_cell_and_cause_and_is_never_cached(tmp_path):
+    root = failing_build(tmp_path, RUNTIME_FAILURES)
     assert not Cache(root / ".cache/torchnotes").keys()  # a failure is never cached
     # Fixed, the next build runs and caches the page.
     for name, *_ in RUNTIME_FAILURES:
@@ -113,12 +119,7 @@ def test_every_runtime_failure_names_its_page_cell_and_cause_and_is_never_cached
 
 
 def test_every_unreadable_page_stops_the_build_before_any_kernel(tmp_path):
-    root = broken_site(tmp_path, STATIC_FAILURES)
-    done = cli(root, "execute")
-    assert done.returncode == 1
-    for name, _, _, words in STATIC_FAILURES:
-        message = message_for(done.stderr, f"docs/en/{name}.md")
-        assert all(word in message for word in words), message
+    root = failing_build(tmp_path, STATIC_FAILURES)
     report = json.loads((root / ".cache/torchnotes/report.json").read_text())
     assert report["status"] == "failed" and report["kernels"] == 0
 

@@ -3,7 +3,6 @@ their cells, unchanged files left alone, and the bad inputs of issue 12."""
 
 from __future__ import annotations
 
-import json
 import re
 import shutil
 import subprocess
@@ -134,5 +133,5 @@ def test_a_notebook_with_shifted_cell_ids_is_resynced_not_rendered_shifted(publi
     md = (out / "en/demo.md").read_text(encoding="utf-8")
     assert "sum: 6" in outputs_after(md, "torch.arange(4).sum()")
     assert "RuntimeError" in outputs_after(md, "torch.zeros(2, 3).view(4)")
-    report = json.loads((src / ".cache/torchnotes/report.json").read_text()) if (src / ".cache/torchnotes/report.json").exists() else None
-    assert report is None or report["status"] != "failed"
+    # The zh twin, whose notebook was not touched, keeps its outputs under its own cells too.
+    assert "sum: 6" in outputs_after((out / "zh/demo.md").read_text(encoding="utf-8"), "torch.arange(4).sum()")
