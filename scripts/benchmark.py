@@ -337,8 +337,10 @@ def html_sizes(sites: dict) -> dict:
     roots = set(sites.values())
     total_site = sum(f.stat().st_size for root in roots for f in root.rglob("*") if f.is_file()
                      if not any(f.is_relative_to(other) for other in roots if other != root and other.is_relative_to(root)))
+    search = {f"search_kb_{lang}": round((site / "search" / "search_index.json").stat().st_size / 1024, 1)
+              for lang, site in sites.items()}
     return {"median_kb": round(statistics.median(sizes) / 1024, 1), "total_kb": round(sum(sizes) / 1024, 1),
-            "site_mb": round(total_site / 2**20, 1), "pages": len(sizes)}
+            "site_mb": round(total_site / 2**20, 1), "pages": len(sizes), **search}
 
 
 def machine() -> dict:
@@ -362,6 +364,7 @@ WORDS = {
         "cold": "Cold build (empty caches), s", "nochange": "Rebuild, no change, s", "prose": "Rebuild after a prose edit, s",
         "code": "Rebuild after a code edit, s", "k": "kernels started", "peak": "Peak memory (cold), MiB",
         "median_kb": "HTML per page, median, KiB", "total_kb": "HTML of all pages, KiB", "site_mb": "Whole site, MiB",
+        "search_kb_en": "Search index, English, KiB", "search_kb_zh": "Search index, Chinese, KiB",
         "steps": "Our rebuild, step by step, s", "step": "Step", "check": "check (pairs, front matter, tags, translations)",
         "render": "render (the publish step: cache look-ups, Markdown per language)", "mkdocs": "MkDocs + Material build of the published tree (its adapter re-checks the publish step)",
         "zensical": "Zensical build of the published tree (publish step included)",
@@ -378,6 +381,7 @@ WORDS = {
         "cold": "冷构建（清空缓存），秒", "nochange": "无改动重建，秒", "prose": "只改文字后重建，秒",
         "code": "改代码后重建，秒", "k": "启动的内核数", "peak": "峰值内存（冷构建），MiB",
         "median_kb": "每页 HTML 中位数，KiB", "total_kb": "所有页面 HTML 合计，KiB", "site_mb": "整站大小，MiB",
+        "search_kb_en": "英文搜索索引，KiB", "search_kb_zh": "中文搜索索引，KiB",
         "steps": "本站重建的各个步骤，秒", "step": "步骤", "check": "check（配对、front matter、标签、翻译）",
         "render": "render（发布步骤：查缓存、按语言写 Markdown）", "mkdocs": "用 MkDocs + Material 构建发布树（其适配器会再核对一次发布步骤）",
         "zensical": "用 Zensical 构建发布树（含发布步骤）",
@@ -421,8 +425,12 @@ def table(data: dict, lang: str) -> str:
                  f"{serial['cold']['peak_mb']:.0f} | {base['cold']['peak_mb']:.0f} | "
                  f"{ratio(ours['cold']['peak_mb'], base['cold']['peak_mb'])} |" if serial else
                  f"| {w['peak']} | {ours['cold']['peak_mb']:.0f} | – | {base['cold']['peak_mb']:.0f} | |")
-    for key in ("median_kb", "total_kb", "site_mb"):
-        lines.append(f"| {w[key]} | {ours['html'][key]:g} | | {base['html'][key]:g} | {ratio(ours['html'][key], base['html'][key])} |")
+    for key in ("median_kb", "total_kb", "site_mb", "search_kb_en", "search_kb_zh"):
+        if key not in ours["html"]:
+            continue
+        theirs = base["html"].get(key)  # an older baseline run did not measure the search indexes
+        lines.append(f"| {w[key]} | {ours['html'][key]:g} | | {'–' if theirs is None else f'{theirs:g}'} | "
+                     f"{'' if theirs is None else ratio(ours['html'][key], theirs)} |")
     steps = ours.get("breakdown")
     if steps:
         lines += ["", f"| {w['steps']} | {w['nochange'].rsplit('，', 1)[0].rsplit(',', 1)[0]} | "

@@ -11,4 +11,6 @@ site="${SITE_DIR:-site}"
 .venv/bin/ruff check torchnotes tests scripts
 .venv/bin/python -m torchnotes check
 .venv/bin/mkdocs build --strict --site-dir "$site"
-TORCHNOTES_SITE="$site" .venv/bin/python -m pytest "$@"
+# One worker per core (pytest-xdist), a whole module per worker at a time: module-scoped fixtures (a fixture
+# site built once) stay shared within their module.
+TORCHNOTES_SITE="$site" .venv/bin/python -m pytest -n "${TEST_WORKERS:-auto}" --dist loadfile "$@"

@@ -239,11 +239,13 @@ class Recorder:
 
 
 def visit_all(pages_and_logs: list, urls: list[str], check=None, quiet: float = 0.25,
-              timeout: float = 30.0) -> dict[str, list[str]]:
+              timeout: float = 30.0, ready: str | None = None) -> dict[str, list[str]]:
     """Load every URL, several at a time, each until it has loaded and fetched nothing for `quiet` seconds.
 
     Material's bundle and the search worker fetch after the load event (index, lunr languages, sitemaps),
     so `load` alone would miss their failures; Playwright's networkidle waits 0.5 s per page, this less.
+    `ready`, if given, is a JavaScript predicate that must also hold: work that is silent for a while and
+    then fetches again (the search worker building its index) is waited for, not cut off by the next URL.
     `check(page)`, if given, returns more problems for a page once it has settled.
     Returns {url: problems} for every URL, in the order given.
     """
@@ -256,10 +258,12 @@ def visit_all(pages_and_logs: list, urls: list[str], check=None, quiet: float = 
             page, log, url, started = slot
             if url is not None:
                 waited = time.monotonic() - started
-                if log.quiet_for() >= quiet or waited > timeout:
+                settled = log.quiet_for() >= quiet and (ready is None or page.evaluate(ready))
+                if settled or waited > timeout:
                     problems = log.problems() + (list(check(page)) if check else [])
                     if waited > timeout:
-                        stuck = ", ".join(sorted(r.url for r in log.in_flight)) or "the load event"
+                        stuck = (", ".join(sorted(r.url for r in log.in_flight))
+                                 or ("the load event" if not log.loaded else f"the page to be ready ({ready})"))
                         problems.append(f"still waiting after {timeout:.0f} s for {stuck}")
                     results[url] = problems
                     slot[2] = None

@@ -11,6 +11,18 @@ from torchnotes.environment import probe
 ROOT = Path(__file__).resolve().parent.parent
 
 
+# The longest modules, longest first (measured with --durations). scripts/test.sh runs the suite on every core
+# with pytest-xdist, one module per worker at a time (--dist loadfile), handed out in collection order: the long
+# ones go first so that no worker is left with one of them at the end while the others idle.
+LONGEST_FIRST = ("test_determinism", "test_browser", "test_trust", "test_failures", "test_generators", "test_inputs",
+                 "test_build", "test_cache", "test_shards", "test_publish", "test_serve", "test_search")
+
+
+def pytest_collection_modifyitems(items):
+    rank = {name: i for i, name in enumerate(LONGEST_FIRST)}
+    items.sort(key=lambda item: rank.get(item.path.stem, len(rank)))  # stable: the rest keep their order
+
+
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_makereport(item, call):
     """Under CI=true (set by the CI runner) a skipped browser test is a failure: a green build must have

@@ -119,11 +119,20 @@ def test_every_page_loads_cleanly(browser, server, site_dir):
         for _ in range(4):
             page = context.new_page()
             pool.append((page, Recorder().attach(page)))
-        results = visit_all(pool, [server.url(rel) for rel in pages], check=_rendered)
+        results = visit_all(pool, [server.url(rel) for rel in pages], check=_rendered, ready=SEARCH_READY)
     finally:
         context.close()
     failures = {url[len(server.base) - 1:]: problems for url, problems in results.items() if problems}
     assert not failures, f"{len(failures)} of {len(pages)} pages have problems:\n" + _summarise(failures)
+
+
+# Material's search box says "Initializing search" until its worker has built the index (after fetching the
+# index and lunr's language files), then "Type to start searching": every page's search must get there.
+SEARCH_READY = """() => {
+  const meta = document.querySelector(".md-search-result__meta")
+  const words = JSON.parse(document.getElementById("__config").textContent).translations
+  return !meta || meta.textContent.trim() === words["search.result.placeholder"]
+}"""
 
 
 def _rendered(page) -> list[str]:

@@ -11,6 +11,7 @@ import nbformat
 import pytest
 
 from torchnotes.checks import sync_pairs
+from torchnotes.strings import strings
 
 
 def build(src: Path, site: Path, *extra: str) -> subprocess.CompletedProcess:
@@ -50,7 +51,7 @@ def test_outputs_in_both_languages(built):
 def test_provenance_download_and_colab(built):
     _, site, _ = built
     html = (site / "demo/index.html").read_text()
-    assert re.search(r'<p class="nb-provenance">Outputs generated with PyTorch [\d.]+\S* on CPU · Python 3\.\d+\.\d+ · \d{4}-\d\d-\d\d · [\d.]+ s', html)
+    assert re.search(r'<p class="nb-provenance"[^>]*>Outputs generated with PyTorch [\d.]+\S* on CPU · Python 3\.\d+\.\d+ · \d{4}-\d\d-\d\d · [\d.]+ s', html)
     assert '<a download href="demo.ipynb">Download notebook</a>' in html
     assert "https://colab.research.google.com/github/example/fixture/blob/main/notebooks/en/demo.ipynb" in html
     zh = (site / "zh/demo/index.html").read_text()
@@ -70,13 +71,31 @@ def test_report_page_lists_every_page(built):
 
 
 def test_search_index_per_language(built):
+    """Each language's own index, packed (torchnotes/search_index.py): prose only, no code, outputs or notices."""
     _, site, _ = built
     en = json.loads((site / "search/search_index.json").read_text())
     zh = json.loads((site / "zh/search/search_index.json").read_text())
-    assert en["docs"] and zh["docs"]
-    assert not any("测试" in d["title"] or "演示" in d["title"] for d in en["docs"])
-    assert all(not d["location"].startswith("zh/") for d in zh["docs"])
-    assert any("演示" in d["title"] for d in zh["docs"])
+
+    def titles(index):  # packed: [page path, suffix, title, text, suffix, title, text, ...] per page
+        return [t for page in index["docs"] for t in page[2::3]]
+
+    def everything(index):
+        return json.dumps(index["docs"], ensure_ascii=False)
+
+    assert titles(en) and titles(zh)
+    assert not any("测试" in t or "演示" in t for t in titles(en))
+    assert all(not page[0].startswith("zh/") for page in zh["docs"])
+    assert any("演示" in t for t in titles(zh))
+    assert "gradients" in everything(en)  # the prose is there
+    for lang, index in (("en", en), ("zh", zh)):
+        text = everything(index)
+        words = strings(lang)
+        # code, an output, the provenance line, the needs-cuda notice
+        for left_out in ("manual_seed", "sum: 6", words["provenance"].split("{")[0].strip(),
+                         words["needs_cuda"].split("{")[0].strip()):
+            assert left_out not in text, (lang, left_out)
+        assert "\u200b" not in text  # the worker cuts Chinese again from the word table
+    assert zh["config"]["torchnotes"]["format"] == 1 and zh["config"]["torchnotes"]["words"]
     assert "\\u200b" in en["config"]["separator"] or "\u200b" in en["config"]["separator"]
     # Material looks for the index under __config.base: a Chinese page's base is the Chinese root.
     base = re.search(r'"base":\s*"([^"]*)"', (site / "zh/demo/index.html").read_text()).group(1)

@@ -68,7 +68,7 @@ def test_render_writes_plain_markdown_per_language_without_any_generator(publish
         assert "sum: 6" in outputs_after(md, "torch.arange(4).sum()")
         assert re.search(r"!\[[^\]]*\]\(demo/demo-code-4-[0-9a-f]{8}-0-[0-9a-f]{8}\.png\)", md)
         assert (out / lang / "demo" / "demo.ipynb").exists()
-        assert "{ .nb-provenance }" in md and "](demo/demo.ipynb){ download }" in md
+        assert "{ .nb-provenance data-search-exclude }" in md and "](demo/demo.ipynb){ download }" in md
         images = list((out / lang / "demo").glob("*.png"))
         assert len(images) == 1 and images[0].read_bytes().startswith(b"\x89PNG")
     executed = nbformat.read(out / "en" / "demo" / "demo.ipynb", as_version=4)

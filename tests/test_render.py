@@ -32,7 +32,7 @@ def stream(text, name="stdout"):
 
 def test_prose_code_and_text_outputs_in_order(tmp_path):
     md, _ = render(tmp_path, "Intro **bold**.\n\n" + code("print('<b>')"), [[stream("<b>\n")]])
-    assert md.index("Intro **bold**.") < md.index("```python\nprint('<b>')\n```") < md.index('<pre class="nb-stdout" tabindex="0">')
+    assert md.index("Intro **bold**.") < md.index("```{ .python data-search-exclude }\nprint('<b>')\n```") < md.index('<pre class="nb-stdout" tabindex="0">')
     assert "&lt;b&gt;" in md and "<b>\n" not in md.split("```")[-1]  # output escaped
     assert "In [" not in md and "Out[" not in md
 
@@ -66,7 +66,7 @@ def test_images_become_files(tmp_path):
 
 def test_needs_cuda_on_cpu_shows_code_and_notice_only(tmp_path):
     md, _ = render(tmp_path, code("torch.zeros(1, device='cuda')", 'tags=["needs-cuda"]'), [[]])
-    assert "```python\ntorch.zeros(1, device='cuda')\n```" in md
+    assert "```{ .python data-search-exclude }\ntorch.zeros(1, device='cuda')\n```" in md
     assert "needs a CUDA device" in md and "nb-output" not in md
 
 
@@ -89,7 +89,7 @@ def test_remove_and_hide_tags(tmp_path):
     assert "secret_input" not in md and "shown-1" in md
     assert "quiet()" in md and "hidden-2" not in md
     assert "gone()" not in md and "hidden-3" not in md
-    assert '??? abstract "Code"\n\n    ```python\n    folded()' in md and "shown-4" in md
+    assert '??? abstract "Code"\n\n    ```{ .python data-search-exclude }\n    folded()' in md and "shown-4" in md
     assert '<details class="nb-details"><summary>Output</summary>' in md and "shown-5" in md
 
 

@@ -28,6 +28,7 @@ RECALL_TARGET = 0.95    # share of queries whose page is in the top 3 (issue 14)
 TOP = 3
 VIEWPORT = {"width": 1280, "height": 900}
 LATENCY_FILE = ROOT / "test-artifacts" / "search-latency.json"
+INDEX_BUDGET = 350 * 1024  # bytes per language (issue 15)
 
 WORKER = ROOT / "docs" / "assets" / "javascripts" / "workers" / "search-zh.js"
 browser_test = pytest.mark.browser
@@ -197,6 +198,13 @@ def test_first_search_latency(browser, server, site_dir):
             print(f"\n{lang} ({name}): first search {first * 1000:.0f} ms, next query {next_query * 1000:.0f} ms")
     LATENCY_FILE.parent.mkdir(parents=True, exist_ok=True)
     LATENCY_FILE.write_text(json.dumps(record, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
+
+
+def test_each_index_within_budget(site_dir):
+    """Issue 15: what a reader downloads on the first search. Code, outputs and the build's notices stay out
+    of it, and the packing (torchnotes/search_index.py) drops what Material repeats."""
+    sizes = {lang: (site_dir / lang_root(lang) / "search" / "search_index.json").stat().st_size for lang in ("en", "zh")}
+    assert all(size <= INDEX_BUDGET for size in sizes.values()), f"{sizes} (budget {INDEX_BUDGET} bytes each)"
 
 
 # --- without a browser: the options and the query cut ----------------------------------------------------

@@ -31,7 +31,7 @@ from .engine import Engine, PageResult, Report, current_keys, explain
 from .environment import probe
 from .errors import BuildFailed, GeneratorFailed, NotebookError, RecordingNeedsCuda
 from .glossary import check_terms
-from .pages import read_page
+from .pages import prune_parsed, read_page
 from .safety import check_prose
 from .settings import load as load_settings
 from .shards import matrix, plan, previous_durations, split
@@ -174,7 +174,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "cache":
         engine = Engine(cache, env, root=cfg["root"], kernel=cfg["kernel"])
         removed = cache.prune(current_keys(engine, everything))
-        print(f"removed {len(removed)} entries no current page uses; {len(cache.keys())} kept")
+        parsed = prune_parsed()  # current_keys has just read every current page
+        print(f"removed {len(removed)} entries no current page uses; {len(cache.keys())} kept"
+              f" ({len(parsed)} parsed page(s) of old versions removed)")
         return 0
     pages = args.pages or everything
     if args.record:
@@ -224,6 +226,7 @@ def main(argv: list[str] | None = None) -> int:
         print(error.message, file=sys.stderr)
     if args.prune and not report.failures:
         removed = cache.prune(report.used_keys | current_keys(engine, everything))
+        prune_parsed()
         print(f"pruned {len(removed)} unused cache entries")
     return 1 if report.failures else 0
 

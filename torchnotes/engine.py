@@ -19,7 +19,7 @@ from .errors import BuildTimeout, CacheCorrupted, NotebookError, NotExecuted
 from .execute import Execution, Options, execute_page, kernel_env
 from .inputs import changes, snapshot
 from .locks import clean_leftovers, entry_lock
-from .pages import Page, read_page
+from .pages import Page, keep_parsed_in, read_page
 from .zygote import Zygote, ZygoteFailed
 
 
@@ -106,6 +106,8 @@ class Engine:
             raise ValueError(f"execution mode must be auto, force or off, not {mode!r}")
         self.cache = cache
         self.env = env
+        keep_parsed_in(cache.folder / "parsed")
+        self.versions: dict[str, str | None] = {}  # package versions looked up by this run (inputs.changes)
         self.root = Path(root or Path.cwd()).resolve()
         self.jobs = jobs or os.cpu_count() or 1
         extensions = cache.folder / "extensions" / f"torch-{env.torch}-py{env.python}"
@@ -138,6 +140,7 @@ class Engine:
     async def run_async(self, paths: list[Path]) -> Report:
         begin = time.perf_counter()
         deadline = time.monotonic() + self.build_timeout if self.build_timeout else None
+        self.versions = {}  # looked up afresh by every build: a package installed between builds counts
         for leftover in clean_leftovers():
             self.log(f"removed {leftover}, left by a build that was killed")
         results: dict[str, PageResult] = {}
@@ -294,7 +297,7 @@ class Engine:
             body = self._get(variant_key(key, source))
         if body is None:
             return None, "no entry"
-        changed = changes(self.root, body.get("inputs"))
+        changed = changes(self.root, body.get("inputs"), self.versions)
         if changed:
             return None, "; ".join(changed)
         return body, ""
@@ -323,7 +326,7 @@ class Engine:
         main = self._get(key)
         # The main entry is any page's whose outputs quote no source, else the first page's; twins with other
         # comments keep theirs under a variant key.
-        if main is None or main.get("source") == source or not body["quotes_source"] or changes(self.root, main.get("inputs")):
+        if main is None or main.get("source") == source or not body["quotes_source"] or changes(self.root, main.get("inputs"), self.versions):
             self.cache.put(key, body)
             used.add(key)
         if body["quotes_source"]:

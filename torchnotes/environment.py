@@ -3,9 +3,12 @@ the allow-listed environment variables."""
 
 from __future__ import annotations
 
+import ast
 import hashlib
+import importlib.util
 import json
 import os
+import platform
 import subprocess
 import sys
 from dataclasses import asdict, dataclass
@@ -74,11 +77,40 @@ class Environment:
 
 
 def probe(requirements: Path | None = None, python: str = sys.executable) -> Environment:
+    found = cpu_build() if python == sys.executable else None
+    if found is None:
+        found = probe_child(python)
+    return Environment(requirements=requirements_hash(requirements), variables=keyed_variables(), **found)
+
+
+def probe_child(python: str = sys.executable) -> dict:
+    """What a child interpreter that imports torch reports (seconds of start-up: importing torch)."""
     done = subprocess.run([python, "-c", _PROBE], capture_output=True, text=True, check=False)
     if done.returncode != 0:
         raise RuntimeError(f"cannot import torch in {python}; install the requirements first:\n{done.stderr[-2000:]}")
-    found = json.loads(done.stdout.strip().splitlines()[-1])
-    return Environment(requirements=requirements_hash(requirements), variables=keyed_variables(), **found)
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def cpu_build() -> dict | None:
+    """The probe's answer for this interpreter's torch, read from torch/version.py without importing torch, when
+    torch is a CPU-only build (no CUDA, ROCm or XPU): then no device can change the answer. None otherwise, and
+    the child probe runs. torch.__version__ and torch.version.* are the values of that file."""
+    spec = importlib.util.find_spec("torch")
+    if spec is None or not spec.origin:
+        return None
+    try:
+        tree = ast.parse(Path(spec.origin).with_name("version.py").read_text(encoding="utf-8"))
+    except (OSError, SyntaxError):
+        return None
+    values = {}
+    for node in tree.body:
+        target = node.targets[0] if isinstance(node, ast.Assign) and len(node.targets) == 1 else getattr(node, "target", None)
+        if isinstance(target, ast.Name) and isinstance(getattr(node, "value", None), ast.Constant):
+            values[target.id] = node.value.value
+    if not isinstance(values.get("__version__"), str) or any(values.get(k, "?") is not None for k in ("cuda", "hip", "xpu")):
+        return None
+    return {"python": platform.python_version(), "torch": values["__version__"], "torch_build": "cpu",
+            "torch_git": (values.get("git_version") or "")[:12], "device": "CPU", "cuda": False}
 
 
 def requirements_hash(path: Path | None) -> str:

@@ -54,15 +54,26 @@ def snapshot(root: Path, record: dict) -> dict:
     }
 
 
-def installed_version(name: str) -> str | None:
-    """The version the next kernel would import: it inherits PYTHONPATH, which this process may not have read."""
+def installed_version(name: str, known: dict[str, str | None] | None = None) -> str | None:
+    """The version the next kernel would import: it inherits PYTHONPATH, which this process may not have read.
+
+    `known`: versions already looked up in this build (a lookup scans sys.path; pages share most packages)."""
+    if known is not None and name in known:
+        return known[name]
+    version = _installed_version(name)
+    if known is not None:
+        known[name] = version
+    return version
+
+
+def _installed_version(name: str) -> str | None:
     extra = [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
     for dist in importlib.metadata.distributions(name=name, path=extra + sys.path):
         return dist.version
     return None
 
 
-def changes(root: Path, inputs: dict | None) -> list[str]:
+def changes(root: Path, inputs: dict | None, known_versions: dict[str, str | None] | None = None) -> list[str]:
     """Why a stored entry no longer holds: each changed file or package, in words. Empty when all is the same."""
     if inputs is None:
         return ["the entry does not say which files and packages the page used"]
@@ -72,7 +83,7 @@ def changes(root: Path, inputs: dict | None) -> list[str]:
         if now != digest:
             found.append(f"file {rel} {'was removed' if now is None else 'changed'}")
     for name, version in sorted(inputs.get("packages", {}).items()):
-        now = installed_version(name)
+        now = installed_version(name, known_versions)
         if now != version:
             found.append(f"package {name} {version} -> {now or 'not installed'}")
     return found

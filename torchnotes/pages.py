@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import io
 import json
+import os
 import re
 import tokenize
 import warnings
@@ -71,8 +72,73 @@ def read_page(path: Path | str, text: str | None = None) -> Page:
     return Page(path, notebook, meta, lines)
 
 
+# jupytext builds and validates every cell of a page, and a build reads each page several times (checks,
+# GPU recordings, the engine): most of a no-change rebuild. So a page's notebook is kept by the hash of its
+# text, in this process and, once the engine names a folder (keep_parsed_in), on disk across builds. A page
+# that does not parse is never kept: its error is raised again on every read.
+PARSER_VERSION = hashlib.sha256(
+    f"{jupytext.__version__}|{nbformat.__version__}|{sorted(MD_FORMAT.items())}|".encode() + Path(__file__).read_bytes()
+).hexdigest()[:16]
+_parsed: dict[str, dict] = {}
+_parsed_dir: Path | None = None
+
+
+def keep_parsed_in(folder: Path | None) -> None:
+    """Keep parsed pages under folder between builds (the engine passes <cache>/parsed)."""
+    global _parsed_dir
+    _parsed_dir = Path(folder) if folder is not None else None
+
+
+def prune_parsed() -> list[Path]:
+    """Remove the kept pages this process has not read (call after reading every current page)."""
+    if _parsed_dir is None or not _parsed_dir.is_dir():
+        return []
+    removed = [f for f in _parsed_dir.glob("*.json") if f.stem not in _parsed]
+    for f in removed:
+        f.unlink()
+    return removed
+
+
 def parse_markdown(text: str, path: Path | str = "<page>") -> nbformat.NotebookNode:
     """The page as a notebook, with stable cell ids so two conversions give the same bytes."""
+    key = hashlib.sha256(f"{PARSER_VERSION}\0{text}".encode()).hexdigest()
+    body = _parsed.get(key)
+    if body is None and _parsed_dir is not None:
+        body = _load_parsed(_parsed_dir / f"{key}.json")
+    if body is None:
+        body = _parse(text, path)
+        if _parsed_dir is not None:
+            _store_parsed(_parsed_dir / f"{key}.json", body)
+    _parsed[key] = body
+    return nbformat.from_dict(body)  # a fresh copy: callers may change their notebook
+
+
+def _load_parsed(file: Path) -> dict | None:
+    """The kept notebook, or None when there is none or it is damaged (then the page is parsed again)."""
+    try:
+        stored = json.loads(file.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return None
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+        return None  # a damaged memo is only slower: the page is parsed again and the file rewritten
+    body = stored.get("body") if isinstance(stored, dict) else None
+    if not isinstance(body, dict) or stored.get("sha256") != _body_digest(body):
+        return None
+    return body
+
+
+def _store_parsed(file: Path, body: dict) -> None:
+    file.parent.mkdir(parents=True, exist_ok=True)
+    tmp = file.with_name(f".{file.name}.{os.getpid()}.tmp")
+    tmp.write_text(json.dumps({"sha256": _body_digest(body), "body": body}, ensure_ascii=False), encoding="utf-8")
+    tmp.replace(file)
+
+
+def _body_digest(body: dict) -> str:
+    return hashlib.sha256(json.dumps(body, sort_keys=True, ensure_ascii=False).encode()).hexdigest()
+
+
+def _parse(text: str, path: Path | str) -> dict:
     try:
         # jupytext reads fence options with ast; an invalid escape ("\(") only warns there and the value is
         # kept or dropped depending on the warning filters. Make it always an error, reported below.
@@ -99,7 +165,7 @@ def parse_markdown(text: str, path: Path | str = "<page>") -> nbformat.NotebookN
             cell.id = f"text-{index}"
         for key in JUPYTEXT_LAYOUT_KEYS:
             cell.metadata.pop(key, None)
-    return notebook
+    return json.loads(json.dumps(notebook))
 
 
 def code_fingerprint(source: str) -> str:

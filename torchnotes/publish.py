@@ -148,7 +148,7 @@ class Publisher:
         gpu = "" if self.env.cuda else provenance_text(self.store, page, lang)
         if gpu:
             line += " · " + html.escape(gpu)
-        return f'{line} · {" · ".join(links)}\n{{ .nb-provenance }}'
+        return f'{line} · {" · ".join(links)}\n{{ .nb-provenance data-search-exclude }}'
 
     def _sync_notebooks(self, results: list[PageResult]) -> list[Path]:
         """Keep notebooks/ paired with the pages as they are now: a contributor never runs `sync` by hand."""

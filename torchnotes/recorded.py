@@ -399,9 +399,9 @@ def cell_html(state: Recorded | Stale | Missing, lang: str, outputs_html: str = 
         caption = f'<p class="nb-recorded-label">{html.escape(label(state.provenance, lang))}</p>'
         # Images among the outputs are Markdown (torchnotes/render.py): let md_in_html parse this block.
         md = " markdown" if "\n![" in outputs_html else ""
-        return f'<div class="nb-output nb-output--recorded"{md}>\n{caption}\n{outputs_html}\n</div>'
+        return f'<div class="nb-output nb-output--recorded" data-search-exclude{md}>\n{caption}\n{outputs_html}\n</div>'
     kind = "stale" if isinstance(state, Stale) else "cuda"
-    return f'<p class="nb-note nb-note--{kind}">{html.escape(notice(state, lang))}</p>'
+    return f'<p class="nb-note nb-note--{kind}" data-search-exclude>{html.escape(notice(state, lang))}</p>'
 
 
 def provenance_text(store: Store, page: Page, lang: str, tag: str = TAG) -> str:

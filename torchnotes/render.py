@@ -1,6 +1,6 @@
 """Turn a page and its executed outputs into Markdown that Material renders natively.
 
-Code stays a ```python fence (highlighting, copy button); outputs become small HTML blocks right under it.
+Code stays a python fence (highlighting, copy button); outputs become small HTML blocks right under it.
 No In/Out prompts. Images become files the page references. Rich HTML is sanitised with nh3.
 """
 
@@ -64,14 +64,16 @@ def _render_code_cell(cell, outs: list[dict], ctx: RenderContext, labels: dict) 
         return ""
     blocks: list[str] = []
     if "remove-input" not in tags:
-        fence = "```python\n" + cell.source + "\n```"
+        # The search index holds the prose: code and outputs are left out of it (issue 15's size budget), and
+        # Material drops the attribute from the page once it has read it.
+        fence = "```{ .python data-search-exclude }\n" + cell.source + "\n```"
         if "hide-input" in tags:
             fence = f'??? abstract "{labels["code"]}"\n\n' + _indent(fence)
         blocks.append(fence)
     if "needs-cuda" in tags and not ctx.cuda:
         state = ctx.recorded.get(int(cell.id.split("-")[1]))
         if state is None:
-            blocks.append(f'<p class="nb-note nb-note--cuda">{html.escape(labels["needs_cuda"].format(device=ctx.device))}</p>')
+            blocks.append(f'<p class="nb-note nb-note--cuda" data-search-exclude>{html.escape(labels["needs_cuda"].format(device=ctx.device))}</p>')
         else:
             # Shown only when its code hash matches this page's code up to this cell; else a notice says stale.
             outs = state.outputs if isinstance(state, Recorded) else []
@@ -80,7 +82,7 @@ def _render_code_cell(cell, outs: list[dict], ctx: RenderContext, labels: dict) 
             blocks.append(cell_html(state, ctx.lang, inner))
         return "\n\n".join(blocks)
     if not runnable(cell, ctx.cuda):
-        blocks.append(f'<p class="nb-note">{html.escape(labels["not_run"])}</p>')
+        blocks.append(f'<p class="nb-note" data-search-exclude>{html.escape(labels["not_run"])}</p>')
         return "\n\n".join(blocks)
     if "remove-output" in tags:
         return "\n\n".join(blocks)
@@ -96,7 +98,7 @@ def _render_code_cell(cell, outs: list[dict], ctx: RenderContext, labels: dict) 
             # Long outputs stay open but can be folded away by the reader.
             summary = html.escape(labels["long_output"].format(lines=lines))
             body = f'<details class="nb-details" open{md}><summary>{summary}</summary>\n{body}\n</details>'
-        # Outputs are what the code printed: the search index gets the prose and the code, not the numbers.
+        # Outputs are what the code printed: left out of the search index, like the code itself.
         blocks.append(f'<div class="nb-output" data-search-exclude{md}>\n{body}\n</div>')
     return "\n\n".join(blocks)
 

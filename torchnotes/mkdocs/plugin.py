@@ -5,7 +5,7 @@ Events:
 - on_config: runs the publish step (torchnotes.publish, no MkDocs inside) and points docs_dir at its tree;
   mkdocs-static-i18n then builds each language folder of that tree as usual.
 - on_serve: watches the sources (docs/), not the published tree the build itself writes.
-- on_post_page / on_post_build: one search index per language (see _split_search_index).
+- on_post_page / on_post_build: one search index per language, packed (torchnotes/search_index.py).
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ from pathlib import Path
 from mkdocs.exceptions import PluginError
 from mkdocs.plugins import BasePlugin, event_priority
 
+from .. import search_index
 from ..environment import Environment, probe
 from ..errors import BuildFailed
 from ..publish import Published, Publisher
@@ -79,7 +80,7 @@ class NotebooksPlugin(BasePlugin[NotebooksConfig]):
         output = _HEAD_ALTERNATE.sub("", output)
         # Material reads search/search_index.json, and resolves result links, against "base" in its __config,
         # which is the site root on every page: point it at the page's language root, where
-        # _split_search_index wrote that language's index.
+        # search_index.write_per_language wrote that language's index.
         parts = page.file.dest_uri.split("/")
         if parts[0] in self.config.languages[1:]:
             base = "/".join([".."] * (len(parts) - 2)) or "."
@@ -97,31 +98,12 @@ class NotebooksPlugin(BasePlugin[NotebooksConfig]):
     def on_post_build(self, config):
         if not self.config.enabled or self.published is None:
             return
+        if getattr(config.plugins.get("i18n"), "building", False):
+            return  # the end of mkdocs-static-i18n's build of one more language: the index is not merged yet
         self.published.report.write(self.settings.path("cache_dir") / "report.json")
-        _split_search_index(Path(config.site_dir), self.config.languages)
+        sizes = search_index.write_per_language(Path(config.site_dir), self.config.languages)
+        log.info("search index: " + ", ".join(f"{lang} {size / 1024:.0f} KB" for lang, size in sizes.items()))
 
 
 _HEAD_ALTERNATE = re.compile(r'\s*<link rel="alternate" href="[^"]*" hreflang="[^"]*">')
 _CONFIG_BASE = re.compile(r'(<script id="__config" type="application/json">\{[^<]*?"base":\s*)"[^"]*"')
-
-
-def _split_search_index(site_dir: Path, langs: list[str]) -> None:
-    """One index per language: a Chinese reader's search returns Chinese pages only, and likewise English."""
-    merged = site_dir / "search" / "search_index.json"
-    if not merged.exists():
-        return
-    index = json.loads(merged.read_text(encoding="utf-8"))
-    default, others = langs[0], langs[1:]
-    for lang in [default] + others:
-        prefix = "" if lang == default else f"{lang}/"
-
-        def mine(doc, lang=lang, prefix=prefix):
-            location = doc["location"]
-            if lang == default:
-                return not any(location.startswith(f"{o}/") for o in others)
-            return location.startswith(prefix)
-
-        docs = [dict(d, location=d["location"][len(prefix):]) for d in index["docs"] if mine(d)]
-        target = site_dir / prefix / "search" / "search_index.json"
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(json.dumps(dict(index, docs=docs), ensure_ascii=False, separators=(",", ":")), encoding="utf-8")

@@ -1,0 +1,104 @@
+"""The search index each language's site ships: Material's entries for that language, packed.
+
+Material's search plugin writes one index for the whole build (mkdocs-static-i18n builds both languages
+into it). `write_per_language` splits it, so that a reader's search returns pages in the reader's
+language, and packs each half into a smaller file of the same content. The search worker wrapper
+(docs/assets/javascripts/workers/search-zh.js) unpacks it into exactly the entries Material's worker
+expects, before Material's worker sees them. Packing:
+
+- the page's path is written once, not in front of every section's anchor;
+- an entry is a [location suffix, title, text] triple instead of an object with three keys;
+- runs of white space outside <pre> become one space (HTML shows them as one);
+- <code> and </code> become a backtick; a literal backtick is written as &#96;, which Material never writes
+  (it escapes "&" in text as &amp;);
+- the zero-width spaces Material puts between the Chinese words jieba finds are left out. The words,
+  with how often each occurs, go once into config.torchnotes.words; the worker cuts each Chinese run
+  again into the most probable sequence of those words and puts the zero-width spaces back.
+
+What the index holds is decided before Material sees a page: code, outputs, the provenance line and
+the build's notices carry data-search-exclude (Material's documented block exclusion).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import Counter
+from pathlib import Path
+
+FORMAT = 1
+ZWSP = "\u200b"
+# Han characters (Unicode script Han) in the planes this site uses; the worker uses \p{sc=Han}.
+HAN = re.compile("[\u2e80-\u2fdf\u3005\u3007\u3021-\u3029\u3038-\u303b\u3400-\u4dbf\u4e00-\u9fff"
+                 "\uf900-\ufaff\U00020000-\U0003134f]+")
+LONGEST_WORD = 12  # a longer run between separators was not cut by jieba: not a word
+_PRE = re.compile(r"(<pre>.*?</pre>)", re.S)
+_SPACES = re.compile(r"\s+")
+ENTRY_KEYS = {"location", "title", "text"}
+
+
+class UnexpectedIndex(ValueError):
+    """Material wrote an index this packing does not know how to carry without loss."""
+
+
+def write_per_language(site_dir: Path, langs: list[str]) -> dict[str, int]:
+    """Split site/search/search_index.json into <lang root>/search/search_index.json, packed; sizes in bytes."""
+    merged = site_dir / "search" / "search_index.json"
+    if not merged.exists():
+        return {}
+    index = json.loads(merged.read_text(encoding="utf-8"))
+    sizes = {}
+    for lang, docs in split(index["docs"], langs).items():
+        data = json.dumps(pack(dict(index, docs=docs)), ensure_ascii=False, separators=(",", ":")).encode()
+        target = site_dir / ("" if lang == langs[0] else lang) / "search" / "search_index.json"
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(data)
+        sizes[lang] = len(data)
+    return sizes
+
+
+def split(docs: list[dict], langs: list[str]) -> dict[str, list[dict]]:
+    """Each language's entries, their locations relative to that language's root."""
+    default, others = langs[0], langs[1:]
+    parts: dict[str, list[dict]] = {lang: [] for lang in langs}
+    for doc in docs:
+        location = doc["location"]
+        lang = next((o for o in others if location.startswith(f"{o}/")), default)
+        if lang != default:
+            doc = dict(doc, location=location[len(lang) + 1:])
+        parts[lang].append(doc)
+    return parts
+
+
+def pack(index: dict) -> dict:
+    """Material's index ({config, docs}) in the packed form the worker wrapper unpacks."""
+    separator = re.compile(index["config"]["separator"])
+    words: Counter[str] = Counter()
+    pages: list[list[str]] = []
+    for doc in index["docs"]:
+        extra = set(doc) - ENTRY_KEYS
+        if extra:
+            raise UnexpectedIndex(f"search entry {doc.get('location')!r} has fields the packed index does not carry: "
+                                  f"{sorted(extra)} (page tags or boost); extend torchnotes/search_index.py and the worker")
+        for field in (doc["title"], doc["text"]):
+            for token in separator.split(field):
+                for run in HAN.findall(token):
+                    if len(run) <= LONGEST_WORD:
+                        words[run] += 1
+        page, hash_, anchor = doc["location"].partition("#")
+        if not pages or pages[-1][0] != page:
+            pages.append([page])
+        pages[-1] += [hash_ + anchor, _squeeze(doc["title"]), _squeeze(doc["text"])]
+    by_count: dict[int, list[str]] = {}
+    for word, count in words.most_common():
+        by_count.setdefault(count, []).append(word)
+    config = dict(index["config"], torchnotes={"format": FORMAT, "words": [[c, " ".join(w)] for c, w in by_count.items()]})
+    return {"config": config, "docs": pages}
+
+
+def _squeeze(value: str) -> str:
+    parts = _PRE.split(value.replace(ZWSP, ""))
+    for i in range(0, len(parts), 2):  # even parts are outside <pre>
+        parts[i] = _SPACES.sub(" ", parts[i])
+    packed = "".join(parts).strip()
+    return packed.replace("`", "&#96;").replace("<code>", "`").replace("</code>", "`")
