@@ -11,8 +11,8 @@ from torchnotes.environment import probe
 ROOT = Path(__file__).resolve().parent.parent
 
 
-# The longest modules, longest first (measured with --durations). scripts/test.sh runs the suite on every core
-# with pytest-xdist, one module per worker at a time (--dist loadfile), handed out in collection order: the long
+# The longest modules, longest first (measured with --durations). scripts/test.sh runs the suite on several
+# pytest-xdist workers, one module per worker at a time (--dist loadfile), handed out in collection order: the long
 # ones go first so that no worker is left with one of them at the end while the others idle.
 LONGEST_FIRST = ("test_determinism", "test_browser", "test_trust", "test_failures", "test_generators", "test_inputs",
                  "test_build", "test_cache", "test_shards", "test_publish", "test_serve", "test_search")
