@@ -101,7 +101,10 @@ class NotebooksPlugin(BasePlugin[NotebooksConfig]):
         if getattr(config.plugins.get("i18n"), "building", False):
             return  # the end of mkdocs-static-i18n's build of one more language: the index is not merged yet
         self.published.report.write(self.settings.path("cache_dir") / "report.json")
-        sizes = search_index.write_per_language(Path(config.site_dir), self.config.languages)
+        try:
+            sizes = search_index.write_per_language(Path(config.site_dir), self.config.languages)
+        except search_index.UnexpectedIndex as error:
+            raise PluginError(f"search index: {error}") from error
         log.info("search index: " + ", ".join(f"{lang} {size / 1024:.0f} KB" for lang, size in sizes.items()))
 
 
