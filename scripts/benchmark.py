@@ -70,6 +70,8 @@ def main() -> int:
                         help="python of a venv with mkdocs-jupyter, Material, torch and the pages' packages")
     parser.add_argument("--runs", type=int, default=3, help="repetitions of every scenario, for every build")
     parser.add_argument("--work", type=Path, help="scratch folder (default: a temporary one)")
+    parser.add_argument("--only", help="comma-separated builds to measure (baseline, ours, ours_jobs1, ours_fresh); "
+                                       "the others keep their numbers from benchmarks/results.json")
     parser.add_argument("--baseline-from", type=Path,
                         help="take the baseline's numbers from the partial.json of an interrupted run on this machine "
                              "(recorded as such in results.json) instead of measuring it again")
@@ -77,14 +79,14 @@ def main() -> int:
     if args.tables_only:
         write_tables(json.loads((OUT / "results.json").read_text(encoding="utf-8")))
         return 0
-    if args.baseline_python is None and args.baseline_from is None:
+    if args.baseline_python is None and args.baseline_from is None and not (args.only and "baseline" not in args.only.split(",")):
         parser.error("--baseline-python (or --baseline-from) is required")
     if args.runs < 3:
         parser.error("--runs must be at least 3: a median of fewer says nothing about the spread")
 
     work = args.work or Path(tempfile.mkdtemp(prefix="torchnotes-bench-"))
     ours_python = Path(sys.executable)
-    ours, serial = prepare_ours(work / "ours"), prepare_ours(work / "ours-jobs1", jobs=1)
+    ours, serial, fresh = prepare_ours(work / "ours"), prepare_ours(work / "ours-jobs1", jobs=1), prepare_ours(work / "ours-fresh")
     baseline = prepare_baseline(work / "baseline")
     systems = {
         # (python, folder, projects as (mkdocs.yml folder, site dir), where each language's pages land, scenarios)
@@ -94,18 +96,34 @@ def main() -> int:
         "ours": (ours_python, ours, [(ours, ours / "site")], {"en": ours / "site", "zh": ours / "site" / "zh"}, SCENARIOS),
         "ours_jobs1": (ours_python, serial, [(serial, serial / "site")],
                        {"en": serial / "site", "zh": serial / "site" / "zh"}, ("cold",)),
+        # Before issue 15's zygote: every kernel started from scratch, importing torch itself.
+        "ours_fresh": (ours_python, fresh, [(fresh, fresh / "site")],
+                       {"en": fresh / "site", "zh": fresh / "site" / "zh"}, ("cold",)),
     }
     results = {}
     reused = None
+    if args.only:
+        wanted = args.only.split(",")
+        unknown = sorted(set(wanted) - set(systems))
+        if unknown:
+            parser.error(f"--only: unknown build(s) {unknown}; choose from {sorted(systems)}")
+        results = json.loads((OUT / "results.json").read_text(encoding="utf-8"))["results"]
+        systems = {name: system for name, system in systems.items() if name in wanted}
     if args.baseline_from:
         results["baseline"] = json.loads(args.baseline_from.read_text(encoding="utf-8"))["baseline"]
         reused = f"baseline measured by an earlier, interrupted run of this script on this machine on {time.strftime('%Y-%m-%d')}"
-        del systems["baseline"]
+        systems.pop("baseline", None)
+    if args.only:
+        previous = json.loads((OUT / "results.json").read_text(encoding="utf-8"))
+        kept = sorted(set(results) - set(systems) - ({"baseline"} if args.baseline_from else set()))
+        reused = "; ".join(filter(None, [reused or previous.get("note"), kept and (
+            f"{', '.join(kept)} kept from the previous run of this script on this machine ({previous['date']})")]))
     for name, (python, folder, projects, sites, scenarios) in systems.items():
         results[name] = measure(name, python, folder, projects, sites, scenarios, args.runs, work)
         # A long run keeps what it has measured so far, in case a later step fails.
         (work / "partial.json").write_text(json.dumps(results, indent=1), encoding="utf-8")
-    results["ours"]["breakdown"] = breakdown(ours, args.runs)
+    if "ours" in systems:
+        results["ours"]["breakdown"] = breakdown(ours, args.runs)
     data = {"machine": machine(), "date": time.strftime("%Y-%m-%d"), "pages": page_count(), "runs": args.runs,
             "results": results}
     if reused:
@@ -178,7 +196,8 @@ def measure(name: str, python: Path, folder: Path, projects: list, sites: dict, 
                 edit_prose(name, folder, run)
             elif scenario == "code":
                 edit_code(name, folder, run)
-            row = build(python, projects, kernels_dir, ours=name.startswith("ours"))
+            row = build(python, projects, kernels_dir, ours=name.startswith("ours"),
+                        extra_env={"TORCHNOTES_FORK": "0"} if name == "ours_fresh" else {})
             if scenario == "cold" and name.startswith("ours"):
                 row.update(cold_bound(folder))
             rows[scenario].append(row)
@@ -201,8 +220,11 @@ def cold_bound(folder: Path) -> dict:
     build's own report, next to the engine's wall time in the same report."""
     report = json.loads((folder / ".cache" / "torchnotes" / "report.json").read_text(encoding="utf-8"))
     cells = sum(sum(p.get("cell_seconds") or []) for p in report["pages"] if p.get("status") == "run")
+    # A page's start-up: its execution time less its cells' (kernel start, set-up, shut-down).
+    startup = [p["run_seconds"] - sum(p.get("cell_seconds") or []) for p in report["pages"] if p.get("status") == "run"]
     return {"engine_seconds": report["seconds"], "cell_seconds": round(cells, 2),
-            "bound_seconds": round(1.25 * cells / (os.cpu_count() or 1) + 20, 2)}
+            "bound_seconds": round(1.25 * cells / (os.cpu_count() or 1) + 20, 2),
+            "startup_seconds": round(statistics.median(startup), 2)}
 
 
 def breakdown(folder: Path, runs: int) -> dict:
@@ -233,7 +255,7 @@ def breakdown(folder: Path, runs: int) -> dict:
                        for step, v in steps_.items()} for scenario, steps_ in rows.items()}
 
 
-def build(python: Path, projects: list, kernels_dir: Path, ours: bool) -> dict:
+def build(python: Path, projects: list, kernels_dir: Path, ours: bool, extra_env: dict | None = None) -> dict:
     """Build every project in turn; seconds add up, memory is the peak of any one build.
 
     The baseline's kernels are counted by a kernelspec that logs each start. Ours come from the build's own
@@ -243,7 +265,7 @@ def build(python: Path, projects: list, kernels_dir: Path, ours: bool) -> dict:
     log.write_text("", encoding="utf-8")
     seconds, peak_mb, kernels = 0.0, 0.0, 0
     for project, site in projects:
-        env = dict(os.environ, NO_MKDOCS_2_WARNING="1", PYTHONPATH=str(project / "_code"))
+        env = dict(os.environ, NO_MKDOCS_2_WARNING="1", PYTHONPATH=str(project / "_code"), **(extra_env or {}))
         if not ours:
             env.update(JUPYTER_PATH=str(kernels_dir), BENCH_KERNEL_LOG=str(log))
         mkdocs = [str(python), "-m", "mkdocs", "build", "-q", "-f", str(project / "mkdocs.yml"), "-d", str(site)]
@@ -371,6 +393,9 @@ WORDS = {
         "targets": "Targets", "target": "Target", "value": "Measured", "result": "Result", "met": "met", "missed": "missed",
         "t1": "No-change rebuild ≤ 0.5 × mkdocs-jupyter's", "t2": "Prose-edit rebuild ≤ 1.5 × our no-change rebuild",
         "t3": "Prose-only edit starts no kernel",
+        "startup": "Kernel start-up (cold build)", "forked": "Forked from the zygote (default)",
+        "scratch": "Started from scratch (TORCHNOTES_FORK=0)",
+        "startup_row": "Start-up per page (the page's time less its cells'), median, s",
         "t4": "Cold build: execution wall time ≤ 1.25 × (sum of cell seconds) / cores + 20 s (from the build's report)",
     },
     "zh": {
@@ -388,6 +413,8 @@ WORDS = {
         "targets": "目标", "target": "目标", "value": "测量值", "result": "结果", "met": "达成", "missed": "未达成",
         "t1": "无改动重建 ≤ mkdocs-jupyter 的 0.5 倍", "t2": "只改文字后重建 ≤ 本站无改动重建的 1.5 倍",
         "t3": "只改文字不启动内核",
+        "startup": "内核启动（冷构建）", "forked": "从 zygote 派生（默认）", "scratch": "从头启动（TORCHNOTES_FORK=0）",
+        "startup_row": "每页启动耗时（页面耗时减去其单元格耗时），中位数，秒",
         "t4": "冷构建：执行阶段耗时 ≤ 1.25 × 单元格耗时之和 / 核数 + 20 秒（取自该次构建的报告）",
     },
 }
@@ -437,6 +464,11 @@ def table(data: dict, lang: str) -> str:
                       f"{w['prose'].rsplit('，', 1)[0].rsplit(',', 1)[0]} |", "|---|--:|--:|"]
         for step in ("check", "render", "mkdocs", "zensical"):
             lines.append(f"| {w[step]} | {cell(steps['nochange'][step])} | {cell(steps['prose'][step])} |")
+    fresh = res.get("ours_fresh")
+    if fresh and "startup_seconds" in ours["cold"]:
+        lines += ["", f"| {w['startup']} | {w['forked']} | {w['scratch']} |", "|---|--:|--:|",
+                  f"| {w['startup_row']} | {ours['cold']['startup_seconds']:.2f} | {fresh['cold']['startup_seconds']:.2f} |",
+                  f"| {w['cold']} | {cell(ours['cold'])} | {cell(fresh['cold'])} |"]
     cold = ours["cold"]
     checks = [
         (w["t1"], f"{ours['nochange']['seconds']:.1f} / {base['nochange']['seconds']:.1f} = "
