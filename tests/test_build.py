@@ -19,13 +19,19 @@ def build(src: Path, site: Path, *extra: str) -> subprocess.CompletedProcess:
                            "-d", str(site), *extra], capture_output=True, text=True, cwd=src, timeout=600)
 
 
+def fixture_copy(folder: Path) -> Path:
+    """A copy of the fixture site in folder/site-src, its notebooks synced, ready to build."""
+    src = folder / "site-src"
+    shutil.copytree(Path(__file__).parent / "fixtures" / "site", src)
+    sync_pairs(src / "docs", src / "notebooks", ["en", "zh"])
+    return src
+
+
 @pytest.fixture(scope="module")
 def built(tmp_path_factory):
     """One build of the fixture site for every test that only reads it."""
     tmp_path = tmp_path_factory.mktemp("built")
-    src = tmp_path / "site-src"
-    shutil.copytree(Path(__file__).parent / "fixtures" / "site", src)
-    sync_pairs(src / "docs", src / "notebooks", ["en", "zh"])
+    src = fixture_copy(tmp_path)
     done = build(src, tmp_path / "site")
     assert done.returncode == 0, done.stderr
     return src, tmp_path / "site", done.stderr

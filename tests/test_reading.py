@@ -85,7 +85,7 @@ def test_a_damaged_kept_page_is_parsed_again(tmp_path, counted, monkeypatch):
     pages.read_page(path)
     (kept,) = (tmp_path / "parsed").glob("*.json")
     body = json.loads(kept.read_text())
-    body["body"]["cells"][0]["source"] = "# Hand-edited"
+    body["body"]["notebook"]["cells"][0]["source"] = "# Hand-edited"
     kept.write_text(json.dumps(body))
     monkeypatch.setattr(pages, "_parsed", {})
     assert "Prose." in pages.read_page(path).notebook.cells[0].source and len(counted) == 2
@@ -113,3 +113,36 @@ def test_prune_keeps_the_pages_read_in_this_process(tmp_path, counted, monkeypat
     pages.read_page(new)
     assert len(pages.prune_parsed()) == 1
     assert len(list((tmp_path / "parsed").glob("*.json"))) == 1
+
+
+def test_code_fingerprints_come_back_with_a_kept_page(tmp_path, counted, monkeypatch):
+    """The cache key tokenizes every code cell on every build; a kept page brings its cells' fingerprints."""
+    path = tmp_path / "p.md"
+    path.write_text(PAGE)
+    expected = pages._fingerprint("print(1)")
+    pages.read_page(path)
+    monkeypatch.setattr(pages, "_parsed", {})  # the next build: a new process, same folder
+    monkeypatch.setattr(pages, "_fingerprints", {})
+    tokenized = []
+    monkeypatch.setattr(pages, "_fingerprint", lambda source: tokenized.append(source) or "")
+    pages.read_page(path)
+    assert pages.code_fingerprint("print(1)") == expected and tokenized == []
+    assert pages.code_fingerprint("print(2)") == "" and tokenized == ["print(2)"]  # a new cell is tokenized
+
+
+def test_a_notebook_is_written_once_per_content(tmp_path, counted, monkeypatch):
+    """Writing a notebook (nbformat validates it) is kept like parsing: by its content, across builds."""
+    from torchnotes import checks
+
+    writes = []
+    real = jupytext.writes
+    monkeypatch.setattr(checks.jupytext, "writes", lambda *a, **k: writes.append(1) or real(*a, **k))
+    path = tmp_path / "p.md"
+    path.write_text(PAGE)
+    notebook = checks.as_paired(pages.read_page(path).notebook)
+    text = checks.notebook_text(notebook)
+    assert text == real(notebook, fmt="ipynb") and len(writes) == 1
+    monkeypatch.setattr(pages, "_parsed", {})  # the next build
+    assert checks.notebook_text(notebook) == text and len(writes) == 1
+    notebook.cells[0].source = "Other prose."
+    assert "Other prose." in checks.notebook_text(notebook) and len(writes) == 2

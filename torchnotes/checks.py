@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import copy
+import json
 from pathlib import Path
 
 import jupytext
 import nbformat
 
 from .errors import MissingTranslation, NotebookError, PairOutOfSync, UntranslatedPage
-from .pages import parse_markdown
+from .pages import parse_markdown, remembered
 
 # Written into the non-English twin of an imported page (scripts/import_tutorial.py) until it is translated.
 TRANSLATE_MARKER = "<!-- torchnotes: to translate -->"
@@ -75,7 +76,9 @@ def as_paired(notebook: nbformat.NotebookNode) -> nbformat.NotebookNode:
 
 
 def notebook_text(notebook: nbformat.NotebookNode) -> str:
-    return jupytext.writes(notebook, fmt="ipynb")
+    """The notebook as .ipynb text; nbformat validates it on the way, once per content (remembered)."""
+    made_from = json.dumps(notebook, sort_keys=True, ensure_ascii=False)
+    return remembered("ipynb", made_from, lambda: {"text": jupytext.writes(notebook, fmt="ipynb")})["text"]
 
 
 def _shape(notebook: nbformat.NotebookNode) -> list[tuple]:

@@ -5,10 +5,10 @@ from __future__ import annotations
 import hashlib
 import io
 import json
-import os
 import re
 import tokenize
 import warnings
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -16,6 +16,7 @@ import jupytext
 import nbformat
 import yaml
 
+from . import kept
 from .errors import InvalidCell, InvalidFrontMatter, InvalidTags, UnreadablePage
 
 # Root-level YAML goes to notebook metadata instead of a raw cell, so the paired .ipynb opens clean in Colab.
@@ -75,7 +76,8 @@ def read_page(path: Path | str, text: str | None = None) -> Page:
 # jupytext builds and validates every cell of a page, and a build reads each page several times (checks,
 # GPU recordings, the engine): most of a no-change rebuild. So a page's notebook is kept by the hash of its
 # text, in this process and, once the engine names a folder (keep_parsed_in), on disk across builds. A page
-# that does not parse is never kept: its error is raised again on every read.
+# that does not parse is never kept: its error is raised again on every read. Writing a notebook (nbformat
+# validates it) is kept the same way (remembered).
 PARSER_VERSION = hashlib.sha256(
     f"{jupytext.__version__}|{nbformat.__version__}|{sorted(MD_FORMAT.items())}|".encode() + Path(__file__).read_bytes()
 ).hexdigest()[:16]
@@ -91,51 +93,30 @@ def keep_parsed_in(folder: Path | None) -> None:
 
 def prune_parsed() -> list[Path]:
     """Remove the kept pages this process has not read (call after reading every current page)."""
-    if _parsed_dir is None or not _parsed_dir.is_dir():
+    if _parsed_dir is None:
         return []
-    removed = [f for f in _parsed_dir.glob("*.json") if f.stem not in _parsed]
-    for f in removed:
-        f.unlink()
-    return removed
+    return kept.prune(_parsed_dir, set(_parsed))
+
+
+def remembered(what: str, made_from: str, make: Callable[[], dict]) -> dict:
+    """make(), a JSON body that is a function of made_from and the parser's versions only, computed once."""
+    key = hashlib.sha256(f"{PARSER_VERSION}\0{what}\0{made_from}".encode()).hexdigest()
+    body = _parsed.get(key)
+    if body is None and _parsed_dir is not None:
+        body = kept.load(_parsed_dir / f"{key}.json")
+    if body is None:
+        body = make()
+        if _parsed_dir is not None:
+            kept.store(_parsed_dir / f"{key}.json", body)
+    _parsed[key] = body
+    return body
 
 
 def parse_markdown(text: str, path: Path | str = "<page>") -> nbformat.NotebookNode:
     """The page as a notebook, with stable cell ids so two conversions give the same bytes."""
-    key = hashlib.sha256(f"{PARSER_VERSION}\0{text}".encode()).hexdigest()
-    body = _parsed.get(key)
-    if body is None and _parsed_dir is not None:
-        body = _load_parsed(_parsed_dir / f"{key}.json")
-    if body is None:
-        body = _parse(text, path)
-        if _parsed_dir is not None:
-            _store_parsed(_parsed_dir / f"{key}.json", body)
-    _parsed[key] = body
-    return nbformat.from_dict(body)  # a fresh copy: callers may change their notebook
-
-
-def _load_parsed(file: Path) -> dict | None:
-    """The kept notebook, or None when there is none or it is damaged (then the page is parsed again)."""
-    try:
-        stored = json.loads(file.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        return None
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
-        return None  # a damaged memo is only slower: the page is parsed again and the file rewritten
-    body = stored.get("body") if isinstance(stored, dict) else None
-    if not isinstance(body, dict) or stored.get("sha256") != _body_digest(body):
-        return None
-    return body
-
-
-def _store_parsed(file: Path, body: dict) -> None:
-    file.parent.mkdir(parents=True, exist_ok=True)
-    tmp = file.with_name(f".{file.name}.{os.getpid()}.tmp")
-    tmp.write_text(json.dumps({"sha256": _body_digest(body), "body": body}, ensure_ascii=False), encoding="utf-8")
-    tmp.replace(file)
-
-
-def _body_digest(body: dict) -> str:
-    return hashlib.sha256(json.dumps(body, sort_keys=True, ensure_ascii=False).encode()).hexdigest()
+    body = remembered("page", text, lambda: _parse(text, path))
+    _fingerprints.update(body["fingerprints"])  # the cache key reads them on every build
+    return nbformat.from_dict(body["notebook"])  # a fresh copy: callers may change their notebook
 
 
 def _parse(text: str, path: Path | str) -> dict:
@@ -165,11 +146,22 @@ def _parse(text: str, path: Path | str) -> dict:
             cell.id = f"text-{index}"
         for key in JUPYTEXT_LAYOUT_KEYS:
             cell.metadata.pop(key, None)
-    return json.loads(json.dumps(notebook))
+    fingerprints = {c.source: code_fingerprint(c.source) for c in notebook.cells if c.cell_type == "code"}
+    return {"notebook": json.loads(json.dumps(notebook)), "fingerprints": fingerprints}
+
+
+_fingerprints: dict[str, str] = {}
 
 
 def code_fingerprint(source: str) -> str:
     """The code without comments or blank lines: a translated comment must not re-execute a page."""
+    found = _fingerprints.get(source)
+    if found is None:
+        found = _fingerprints[source] = _fingerprint(source)
+    return found
+
+
+def _fingerprint(source: str) -> str:
     try:
         tokens = [
             (tok.type, tok.string)

@@ -5,6 +5,8 @@ Events:
 - on_config: runs the publish step (torchnotes.publish, no MkDocs inside) and points docs_dir at its tree;
   mkdocs-static-i18n then builds each language folder of that tree as usual.
 - on_serve: watches the sources (docs/), not the published tree the build itself writes.
+- on_files / on_pre_build / on_pre_page: pages whose input did not change take their HTML and their search entries
+  from the previous build (torchnotes/mkdocs/reuse.py) instead of converting and indexing them again.
 - on_post_page / on_post_build: one search index per language, packed (torchnotes/search_index.py).
 """
 
@@ -16,6 +18,7 @@ import re
 from dataclasses import replace
 from pathlib import Path
 
+from jinja2 import FileSystemBytecodeCache
 from mkdocs.exceptions import PluginError
 from mkdocs.plugins import BasePlugin, event_priority
 
@@ -25,6 +28,7 @@ from ..errors import BuildFailed
 from ..publish import Published, Publisher
 from ..settings import Settings
 from .config import NotebooksConfig
+from .reuse import Reuse
 
 log = logging.getLogger("mkdocs.plugins.torchnotes")
 
@@ -34,6 +38,7 @@ class NotebooksPlugin(BasePlugin[NotebooksConfig]):
         self.env: Environment | None = None
         self.published: Published | None = None
         self.stamp: tuple | None = None
+        self.reuse: Reuse | None = None
 
     def on_startup(self, *, command, dirty):
         # Defining on_startup is what makes MkDocs keep this instance (and its memo) across serve rebuilds.
@@ -62,7 +67,32 @@ class NotebooksPlugin(BasePlugin[NotebooksConfig]):
             log.info(self.published.summary_line())
             self.stamp = stamp
         config.docs_dir = str(publish_dir)
+        if self.reuse is None:
+            self.reuse = Reuse(self.settings.path("cache_dir") / "mkdocs")
         return config
+
+    def on_files(self, files, config):
+        if self.reuse is not None:
+            self.reuse.start_build(config, files)
+        return files
+
+    # After Material's search plugin has made this build's index (its on_config).
+    def on_pre_build(self, config):
+        search = config.plugins.get("material/search")
+        if self.reuse is not None and search is not None and search.config.enabled:
+            self.reuse.wrap_search(search)
+
+    def on_env(self, env, config, files):
+        # Jinja compiles Material's templates again in every build; its bytecode cache checks each template's
+        # source before it uses what it kept.
+        if self.reuse is not None:
+            env.bytecode_cache = FileSystemBytecodeCache(str(self.reuse.jinja_dir()))
+        return env
+
+    def on_pre_page(self, page, config, files):
+        if self.reuse is not None:
+            self.reuse.wrap_render(page)
+        return page
 
     def on_serve(self, server, config, builder):
         if self.config.enabled:
@@ -101,6 +131,9 @@ class NotebooksPlugin(BasePlugin[NotebooksConfig]):
         if getattr(config.plugins.get("i18n"), "building", False):
             return  # the end of mkdocs-static-i18n's build of one more language: the index is not merged yet
         self.published.report.write(self.settings.path("cache_dir") / "report.json")
+        if self.reuse is not None:
+            log.info(self.reuse.finish())
+            self.reuse = None  # the next build (mkdocs serve) starts counting afresh
         try:
             sizes = search_index.write_per_language(Path(config.site_dir), self.config.languages)
         except search_index.UnexpectedIndex as error:

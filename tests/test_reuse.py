@@ -1,0 +1,153 @@
+"""The MkDocs adapter reuses a page's conversion and search entries only while everything they are made from
+is unchanged (torchnotes/mkdocs/reuse.py), and a site built with reuse is the site built without it."""
+
+import json
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+from test_build import build, fixture_copy
+
+PAGES = 6  # the fixture's three pages in two languages
+
+
+@pytest.fixture(scope="module")
+def primed(tmp_path_factory):
+    """The fixture site built twice: its pages executed, and the second build's conversions kept."""
+    tmp_path = tmp_path_factory.mktemp("primed")
+    src = fixture_copy(tmp_path)
+    for site in ("site1", "site2"):  # the report pages change once, from "run" to "cached"
+        done = build(src, tmp_path / site)
+        assert done.returncode == 0, done.stderr
+    return src
+
+
+@pytest.fixture
+def src(primed, tmp_path):
+    """A copy of the primed site (its caches included) that a test may edit."""
+    copy = tmp_path / "site-src"
+    shutil.copytree(primed, copy)
+    return copy
+
+
+def reused(log: str) -> tuple[int, int, int, int]:
+    """(conversions reused, pages converted, search entries reused, pages indexed), as the build logs them."""
+    found = re.search(r"reused (\d+) of (\d+) page conversions and (\d+) of (\d+) pages' search entries", log)
+    assert found, log
+    return tuple(map(int, found.groups()))
+
+
+def files(site: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(site)): p.read_bytes() for p in sorted(site.rglob("*")) if p.is_file()}
+
+
+def search_text(site: Path) -> str:
+    return json.dumps(json.loads((site / "search" / "search_index.json").read_text(encoding="utf-8")),
+                      ensure_ascii=False)
+
+
+def test_no_change_reuses_every_page_and_builds_the_same_site(src, tmp_path):
+    again = build(src, tmp_path / "again")
+    assert again.returncode == 0, again.stderr
+    assert reused(again.stderr) == (PAGES, PAGES, PAGES, PAGES)
+    shutil.rmtree(src / ".cache" / "torchnotes" / "mkdocs")
+    shutil.rmtree(src / ".cache" / "torchnotes" / "jinja")
+    scratch = build(src, tmp_path / "scratch")
+    assert scratch.returncode == 0, scratch.stderr
+    assert reused(scratch.stderr) == (0, PAGES, 0, PAGES)
+    assert files(tmp_path / "again") == files(tmp_path / "scratch")
+
+
+def test_prose_edit_converts_and_indexes_that_page_only(src, tmp_path):
+    page = src / "docs" / "en" / "demo.md"
+    page.write_text(page.read_text(encoding="utf-8").replace("Some prose about gradients.",
+                                                             "Some prose about Jacobians."), encoding="utf-8")
+    done = build(src, tmp_path / "site")
+    assert done.returncode == 0, done.stderr
+    assert reused(done.stderr) == (PAGES - 1, PAGES, PAGES - 1, PAGES)
+    assert "Some prose about Jacobians." in (tmp_path / "site" / "demo" / "index.html").read_text(encoding="utf-8")
+    assert "Jacobians" in search_text(tmp_path / "site") and "gradients" not in search_text(tmp_path / "site")
+
+
+def test_markdown_options_convert_every_page_again(src, tmp_path):
+    config = src / "mkdocs.yml"
+    config.write_text(config.read_text(encoding="utf-8").replace(
+        "  - admonition\n", "  - admonition\n  - toc:\n      permalink: true\n"), encoding="utf-8")
+    done = build(src, tmp_path / "site")
+    assert done.returncode == 0, done.stderr
+    assert reused(done.stderr)[0] == 0
+    assert 'class="headerlink"' in (tmp_path / "site" / "demo" / "index.html").read_text(encoding="utf-8")
+
+
+def test_an_included_file_converts_its_page_again(src, tmp_path):
+    """pymdownx.snippets reads files the page's Markdown only names: their bytes are part of the key."""
+    config = src / "mkdocs.yml"
+    config.write_text(config.read_text(encoding="utf-8").replace(
+        "  - admonition\n", "  - admonition\n  - pymdownx.snippets:\n      base_path: [snippets]\n"), encoding="utf-8")
+    (src / "snippets").mkdir()
+    (src / "snippets" / "note.md").write_text("Included, first version.\n", encoding="utf-8")
+    for lang in ("en", "zh"):
+        page = src / "docs" / lang / "index.md"
+        page.write_text(page.read_text(encoding="utf-8") + '\n--8<-- "note.md"\n', encoding="utf-8")
+    first = build(src, tmp_path / "first")
+    assert first.returncode == 0, first.stderr
+    (src / "snippets" / "note.md").write_text("Included, second version.\n", encoding="utf-8")
+    second = build(src, tmp_path / "second")
+    assert second.returncode == 0, second.stderr
+    assert reused(second.stderr)[0] == 0
+    assert "Included, second version." in (tmp_path / "second" / "index.html").read_text(encoding="utf-8")
+
+
+def test_a_new_page_converts_every_page_again(src, tmp_path):
+    """Links resolve against the build's files: a new file may be what a link on another page points at."""
+    for lang in ("en", "zh"):
+        (src / "docs" / lang / "extra.md").write_text("---\ntitle: Extra\ndescription: x\n---\n\n# Extra\n\nMore.\n",
+                                                      encoding="utf-8")
+    done = build(src, tmp_path / "site")
+    assert done.returncode == 0, done.stderr
+    assert reused(done.stderr)[:2] == (0, PAGES + 2)
+    assert (tmp_path / "site" / "extra" / "index.html").exists()
+
+
+def test_a_reused_conversion_still_warns_and_strict_still_stops(src, tmp_path):
+    """What the conversion logged is logged again when it is reused: a broken link fails every strict build."""
+    for lang in ("en", "zh"):
+        page = src / "docs" / lang / "index.md"
+        page.write_text(page.read_text(encoding="utf-8") + "\nSee [the missing page](missing.md).\n", encoding="utf-8")
+    folder = src / ".cache" / "torchnotes" / "mkdocs"
+    for attempt in ("first", "second"):
+        done = build(src, tmp_path / attempt)
+        assert done.returncode != 0, f"{attempt} build passed with a broken link"
+        assert done.stderr.count("contains a link 'missing.md'") == 2, done.stderr
+        assert re.search(r"Aborted with \d+ warnings in strict mode", done.stdout + done.stderr), done.stdout
+        warned = {path: path.stat().st_mtime_ns for path in folder.glob("*.json")
+                  if "missing.md" in json.dumps(json.loads(path.read_text(encoding="utf-8"))["body"].get("logged"))}
+        assert len(warned) == 2  # the conversions of both index pages, with what they logged
+        if attempt == "first":
+            first = warned
+    assert warned == first  # the second build took them from the cache (a miss writes the file again)
+
+
+def test_a_damaged_kept_conversion_is_made_again(src, tmp_path):
+    kept = sorted((src / ".cache" / "torchnotes" / "mkdocs").glob("*.json"))
+    assert kept
+    for path in kept:
+        stored = json.loads(path.read_text(encoding="utf-8"))
+        if "content" in stored["body"]:
+            stored["body"]["content"] = "<p>edited by hand</p>"
+            path.write_text(json.dumps(stored), encoding="utf-8")
+    done = build(src, tmp_path / "site")
+    assert done.returncode == 0, done.stderr
+    assert reused(done.stderr)[0] == 0
+    assert not any("edited by hand" in p.read_text(encoding="utf-8") for p in (tmp_path / "site").rglob("*.html"))
+
+
+def test_only_what_the_last_build_used_is_kept(src, tmp_path):
+    folder = src / ".cache" / "torchnotes" / "mkdocs"
+    assert len(list(folder.glob("*.json"))) == 2 * PAGES  # a conversion and search entries per page
+    page = src / "docs" / "zh" / "demo.md"
+    page.write_text(page.read_text(encoding="utf-8") + "\n又一段。\n", encoding="utf-8")
+    done = build(src, tmp_path / "site")
+    assert done.returncode == 0, done.stderr
+    assert len(list(folder.glob("*.json"))) == 2 * PAGES

@@ -1,0 +1,192 @@
+"""The two steps of an MkDocs build that cost most, kept between builds: each page's Markdown-to-HTML
+conversion and the search entries Material's search plugin makes from its HTML.
+
+MkDocs converts and indexes every page on every build. Its own shortcut, `--dirty`, skips unchanged pages
+altogether: their navigation and search entries go out of date, and it warns, which `--strict` refuses. Here
+every page is still built in full (navigation, templates, every plugin); only these two steps are taken from
+the cache, and each is keyed by everything it reads:
+
+- conversion: the page's path and its Markdown after the plugins' `on_page_markdown`; every file of the build
+  (links are resolved against them); the Markdown extensions and their options; `mkdocs.yml`; the files
+  `pymdownx.snippets` may include; the versions of the packages that convert; this module's source;
+- search entries: the page's HTML, URL, title, table of contents and front matter; the search options and
+  the jieba dictionaries; the same versions and source.
+
+A hit restores what `Page.render` sets and logs again what the conversion logged, so a broken link still
+warns and `--strict` still stops the build. An entry is written only after its step succeeded.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import time
+from importlib.metadata import version
+from pathlib import Path
+
+from mkdocs.structure.toc import get_toc
+
+from .. import kept
+
+PACKAGES = ("mkdocs", "markdown", "pymdown-extensions", "pygments", "mkdocs-material", "mkdocs-static-i18n", "jieba")
+_OWN = hashlib.sha256(Path(__file__).read_bytes()).hexdigest()
+
+
+class Reuse:
+    def __init__(self, folder: Path):
+        self.folder = folder
+        self.started = time.time()
+        self.used: set[str] = set()
+        self.hits = {"render": 0, "search": 0}
+        self.misses = {"render": 0, "search": 0}
+        self.versions = {name: version(name) for name in PACKAGES}
+
+    # -- conversion -------------------------------------------------------------------------------------
+
+    def start_build(self, config, files) -> None:
+        """Key the conversions of one build (one language): call from on_files."""
+        snippets = config["mdx_configs"].get("pymdownx.snippets", {})
+        self.build_key = _digest(
+            "render", _OWN, self.versions,
+            Path(config.config_file_path).read_bytes().decode("utf-8", "replace"),
+            _stable(config["markdown_extensions"]), _stable(config["mdx_configs"]),
+            config.site_url, config.use_directory_urls, _stable(dict(config.validation)),
+            sorted((f.src_uri, f.url, f.inclusion.name) for f in files),
+            _files_under(snippets.get("base_path", ["."]) if snippets else []),
+            # MkDocs collects a page's links to anchors only at this log level (Page.render).
+            logging.getLogger("mkdocs.structure.pages").getEffectiveLevel() > logging.DEBUG,
+        )
+
+    def wrap_render(self, page) -> None:
+        """Make page.render take its result from the cache when its input was converted before."""
+        convert = page.render
+
+        def render(config, files):
+            key = _digest(self.build_key, page.file.src_uri, page.markdown)
+            body = self._load("render", key)
+            if body is None:
+                with _Captured() as logged:
+                    convert(config, files)
+                body = {
+                    "content": page.content, "toc": [_token(item) for item in page.toc],
+                    "title": page._title_from_render, "anchors": sorted(page.present_anchor_ids or ()),
+                    "links": None if page.links_to_anchors is None else
+                    {target.src_uri: links for target, links in page.links_to_anchors.items()},
+                    "logged": logged,
+                }
+                self._store("render", key, body)
+                return
+            page.content, page.toc = body["content"], get_toc(body["toc"])
+            page._title_from_render = body["title"]
+            page.present_anchor_ids = set(body["anchors"])
+            if body["links"] is not None:
+                page.links_to_anchors = {files.get_file_from_path(uri): links for uri, links in body["links"].items()}
+            for name, level, message in body["logged"]:
+                logging.getLogger(name).log(level, "%s", message)
+
+        page.render = render
+
+    # -- search -----------------------------------------------------------------------------------------
+
+    def wrap_search(self, search_plugin) -> None:
+        """Make Material's search index take a page's entries from the cache (call after its on_config)."""
+        index = search_plugin.search_index
+        add = index.add_entry_from_context
+        options = dict(search_plugin.config)
+        dictionaries = [Path(p).read_text(encoding="utf-8") for p in
+                        (options.get("jieba_dict"), options.get("jieba_dict_user")) if p and Path(p).is_file()]
+        search_key = _digest("search", _OWN, self.versions, _stable(options), dictionaries)
+
+        def add_entry_from_context(page):
+            key = _digest(search_key, page.content, page.url, page.title, _stable(page.meta),
+                          [_token(item) for item in page.toc])
+            body = self._load("search", key)
+            if body is None:
+                before = len(index.entries)
+                add(page)
+                self._store("search", key, {"entries": index.entries[before:]})
+                return
+            index.entries.extend(body["entries"])
+
+        index.add_entry_from_context = add_entry_from_context
+
+    # -- the cache --------------------------------------------------------------------------------------
+
+    def _load(self, step: str, key: str) -> dict | None:
+        body = kept.load(self.folder / f"{key}.json")
+        self.used.add(key)
+        if body is not None:
+            self.hits[step] += 1
+        return body
+
+    def _store(self, step: str, key: str, body: dict) -> None:
+        self.misses[step] += 1
+        kept.store(self.folder / f"{key}.json", body)
+
+    def jinja_dir(self) -> Path:
+        folder = self.folder.with_name("jinja")
+        folder.mkdir(parents=True, exist_ok=True)
+        return folder
+
+    def finish(self) -> str:
+        """Remove what this build did not use (after the last language), and say what was reused."""
+        kept.prune(self.folder, self.used, before=self.started)
+        return (f"reused {self.hits['render']} of {self.hits['render'] + self.misses['render']} page conversions and "
+                f"{self.hits['search']} of {self.hits['search'] + self.misses['search']} pages' search entries")
+
+
+class _Captured(logging.Handler):
+    """What a conversion logs, to log it again when the conversion is reused."""
+
+    def __enter__(self) -> list:
+        self.records: list = []
+        self.seen: set[int] = set()
+        # MkDocs' own loggers do not propagate to the root one; the extensions' do.
+        self.loggers = [logging.getLogger("mkdocs"), logging.getLogger()]
+        for logger in self.loggers:
+            logger.addHandler(self)
+        return self.records
+
+    def __exit__(self, *exc) -> None:
+        for logger in self.loggers:
+            logger.removeHandler(self)
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if id(record) not in self.seen:
+            self.seen.add(id(record))
+            self.records.append([record.name, record.levelno, record.getMessage()])
+
+
+def _token(item) -> dict:
+    """A table-of-contents entry as the toc extension's token, which mkdocs.structure.toc.get_toc reads."""
+    return {"level": item.level, "id": item.id, "name": item.title, "children": [_token(c) for c in item.children]}
+
+
+def _files_under(paths) -> list:
+    found = []
+    for path in map(Path, paths if isinstance(paths, list) else [paths]):
+        for file in sorted(path.rglob("*") if path.is_dir() else [path]):
+            if file.is_file():
+                found.append([str(file), hashlib.sha256(file.read_bytes()).hexdigest()])
+    return found
+
+
+def _stable(value) -> str:
+    """A configuration value as text that is the same in every process (a function by its name, not its address)."""
+    return json.dumps(value, sort_keys=True, ensure_ascii=False, default=_describe)
+
+
+def _describe(value):
+    if isinstance(value, (set, frozenset)):
+        return sorted(map(str, value))
+    if isinstance(value, Path):
+        return str(value)
+    if hasattr(value, "getConfigs"):  # a Markdown extension given as an instance
+        return [f"{type(value).__module__}.{type(value).__qualname__}", value.getConfigs()]
+    name = getattr(value, "__qualname__", None) or type(value).__qualname__
+    return f"{getattr(value, '__module__', type(value).__module__)}.{name}"
+
+
+def _digest(*parts) -> str:
+    return hashlib.sha256(json.dumps(parts, ensure_ascii=False, default=_describe).encode()).hexdigest()
