@@ -67,8 +67,7 @@ class NotebooksPlugin(BasePlugin[NotebooksConfig]):
             log.info(self.published.summary_line())
             self.stamp = stamp
         config.docs_dir = str(publish_dir)
-        if self.reuse is None:
-            self.reuse = Reuse(self.settings.path("cache_dir") / "mkdocs")
+        self.reuse = Reuse(self.settings.path("cache_dir") / "mkdocs")  # each build (mkdocs serve) counts afresh
         return config
 
     def on_files(self, files, config):
@@ -133,7 +132,6 @@ class NotebooksPlugin(BasePlugin[NotebooksConfig]):
         self.published.report.write(self.settings.path("cache_dir") / "report.json")
         if self.reuse is not None:
             log.info(self.reuse.finish())
-            self.reuse = None  # the next build (mkdocs serve) starts counting afresh
         try:
             sizes = search_index.write_per_language(Path(config.site_dir), self.config.languages)
         except search_index.UnexpectedIndex as error:
