@@ -151,3 +151,26 @@ def test_only_what_the_last_build_used_is_kept(src, tmp_path):
     done = build(src, tmp_path / "site")
     assert done.returncode == 0, done.stderr
     assert len(list(folder.glob("*.json"))) == 2 * PAGES
+
+
+def test_a_page_indexed_again_is_cut_with_the_user_dictionary(src, tmp_path):
+    """jieba's user dictionary is loaded only before the first page that is indexed again (reuse.py): a build
+    that reuses the other pages' entries cuts that page as a build from scratch does."""
+    (src / "words.txt").write_text("交叉熵\n", encoding="utf-8")
+    config = src / "mkdocs.yml"
+    config.write_text(config.read_text(encoding="utf-8").replace(
+        "      separator:", "      jieba_dict_user: words.txt\n      separator:"), encoding="utf-8")
+    first = build(src, tmp_path / "first")
+    assert first.returncode == 0, first.stderr
+    page = src / "docs" / "zh" / "demo.md"
+    page.write_text(page.read_text(encoding="utf-8").replace("关于梯度", "关于交叉熵与梯度"), encoding="utf-8")
+    second = build(src, tmp_path / "second")
+    assert second.returncode == 0, second.stderr
+    assert reused(second.stderr)[2:] == (PAGES - 1, PAGES)
+    shutil.rmtree(src / ".cache" / "torchnotes" / "mkdocs")
+    scratch = build(src, tmp_path / "scratch")
+    assert scratch.returncode == 0, scratch.stderr
+    index = (tmp_path / "second" / "zh" / "search" / "search_index.json").read_bytes()
+    assert index == (tmp_path / "scratch" / "zh" / "search" / "search_index.json").read_bytes()
+    words = " ".join(text for _, text in json.loads(index)["config"]["torchnotes"]["words"]).split()
+    assert "交叉熵" in words

@@ -44,6 +44,8 @@ class NotebooksPlugin(BasePlugin[NotebooksConfig]):
         # Defining on_startup is what makes MkDocs keep this instance (and its memo) across serve rebuilds.
         pass
 
+    # Before Material's search plugin (0) reads its options, so that reuse can defer jieba's dictionary.
+    @event_priority(50)
     def on_config(self, config):
         if not self.config.enabled:
             return config
@@ -67,7 +69,12 @@ class NotebooksPlugin(BasePlugin[NotebooksConfig]):
             log.info(self.published.summary_line())
             self.stamp = stamp
         config.docs_dir = str(publish_dir)
-        self.reuse = Reuse(self.settings.path("cache_dir") / "mkdocs")  # each build (mkdocs serve) counts afresh
+        if self.reuse is None:
+            self.reuse = Reuse(self.settings.path("cache_dir") / "mkdocs")
+            search = config.plugins.get("material/search")
+            if search is not None and search.config.enabled:
+                self.reuse.defer_user_dictionary(search)
+        self.reuse.begin()  # each build (mkdocs serve) counts afresh, also after a failed one
         return config
 
     def on_files(self, files, config):

@@ -10,7 +10,8 @@ the cache, and each is keyed by everything it reads:
   (links are resolved against them); the Markdown extensions and their options; `mkdocs.yml`; the files
   `pymdownx.snippets` may include; the versions of the packages that convert; this module's source;
 - search entries: the page's HTML, URL, title, table of contents and front matter; the search options and
-  the jieba dictionaries; the same versions and source.
+  the jieba dictionaries; the same versions and source. jieba's dictionaries are loaded only when a page is
+  indexed again.
 
 A hit restores what `Page.render` sets and logs again what the conversion logged, so a broken link still
 warns and `--strict` still stops the build. An entry is written only after its step succeeded.
@@ -21,10 +22,12 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+import os
 import time
 from importlib.metadata import version
 from pathlib import Path
 
+import jieba
 from mkdocs.structure.toc import get_toc
 
 from .. import kept
@@ -34,13 +37,20 @@ _OWN = hashlib.sha256(Path(__file__).read_bytes()).hexdigest()
 
 
 class Reuse:
+    """One per process: mkdocs serve builds again with the same instance (begin() starts each build)."""
+
     def __init__(self, folder: Path):
         self.folder = folder
+        self.versions = {name: version(name) for name in PACKAGES}
+        self.user_dictionary: str | None = None
+        self.dictionary_loaded = False
+        self.begin()
+
+    def begin(self) -> None:
         self.started = time.time()
         self.used: set[str] = set()
         self.hits = {"render": 0, "search": 0}
         self.misses = {"render": 0, "search": 0}
-        self.versions = {name: version(name) for name in PACKAGES}
 
     # -- conversion -------------------------------------------------------------------------------------
 
@@ -89,11 +99,21 @@ class Reuse:
 
     # -- search -----------------------------------------------------------------------------------------
 
+    def defer_user_dictionary(self, search_plugin) -> None:
+        """Take jieba's user dictionary from Material's options (call before its on_config) and load it before
+        the first page that is indexed again: loading it loads all of jieba's dictionary, most of a second,
+        which a build that reuses every page's entries does not need. Call once per process: the options keep
+        the change."""
+        path = search_plugin.config.get("jieba_dict_user")
+        if path and os.path.isfile(path):  # a missing file stays with Material, which warns about it
+            self.user_dictionary = path
+            search_plugin.config.jieba_dict_user = None
+
     def wrap_search(self, search_plugin) -> None:
         """Make Material's search index take a page's entries from the cache (call after its on_config)."""
         index = search_plugin.search_index
         add = index.add_entry_from_context
-        options = dict(search_plugin.config)
+        options = dict(search_plugin.config, jieba_dict_user=self.user_dictionary or search_plugin.config.jieba_dict_user)
         dictionaries = [Path(p).read_text(encoding="utf-8") for p in
                         (options.get("jieba_dict"), options.get("jieba_dict_user")) if p and Path(p).is_file()]
         search_key = _digest("search", _OWN, self.versions, _stable(options), dictionaries)
@@ -103,6 +123,9 @@ class Reuse:
                           [_token(item) for item in page.toc])
             body = self._load("search", key)
             if body is None:
+                if self.user_dictionary and not self.dictionary_loaded:
+                    jieba.load_userdict(self.user_dictionary)
+                    self.dictionary_loaded = True
                 before = len(index.entries)
                 add(page)
                 self._store("search", key, {"entries": index.entries[before:]})
