@@ -8,10 +8,11 @@ the cache, and each is keyed by everything it reads:
 
 - conversion: the page's path and its Markdown after the plugins' `on_page_markdown`; every file of the build
   (links are resolved against them); the Markdown extensions and their options; `mkdocs.yml`; the files
-  `pymdownx.snippets` may include; the versions of the packages that convert; this module's source;
+  `pymdownx.snippets` appends to every page; the versions of the packages that convert; this module's source.
+  A page that includes files with `--8<--` is converted every time;
 - search entries: the page's HTML, URL, title, table of contents and front matter; the search options and
-  the jieba dictionaries; the same versions and source. jieba's dictionaries are loaded only when a page is
-  indexed again.
+  the jieba dictionaries; the same versions and source. jieba's dictionaries are loaded only when a page with
+  Chinese characters is indexed again.
 
 A hit restores what `Page.render` sets and logs again what the conversion logged, so a broken link still
 warns and `--strict` still stops the build. An entry is written only after its step succeeded.
@@ -28,12 +29,15 @@ from importlib.metadata import version
 from pathlib import Path
 
 import jieba
+from backrefs import bre
 from mkdocs.structure.toc import get_toc
 
 from .. import kept
 
 PACKAGES = ("mkdocs", "markdown", "pymdown-extensions", "pygments", "mkdocs-material", "mkdocs-static-i18n", "jieba")
 _OWN = hashlib.sha256(Path(__file__).read_bytes()).hexdigest()
+_HAN = bre.compile(r"\p{script: Han}")  # the characters Material's search plugin cuts with jieba
+SNIPPET = "--8<--"  # pymdownx.snippets' marker: such a page names files outside its Markdown
 
 
 class Reuse:
@@ -56,14 +60,16 @@ class Reuse:
 
     def start_build(self, config, files) -> None:
         """Key the conversions of one build (one language): call from on_files."""
-        snippets = config["mdx_configs"].get("pymdownx.snippets", {})
+        extensions = [e if isinstance(e, str) else f"{type(e).__module__}" for e in config["markdown_extensions"]]
+        self.snippets = any(e.startswith("pymdownx.snippets") for e in extensions)
+        appended = config["mdx_configs"].get("pymdownx.snippets", {}).get("auto_append", [])
         self.build_key = _digest(
             "render", _OWN, self.versions,
             Path(config.config_file_path).read_bytes().decode("utf-8", "replace"),
             _stable(config["markdown_extensions"]), _stable(config["mdx_configs"]),
             config.site_url, config.use_directory_urls, _stable(dict(config.validation)),
             sorted((f.src_uri, f.url, f.inclusion.name) for f in files),
-            _files_under(snippets.get("base_path", ["."]) if snippets else []),
+            _files(appended),
             # MkDocs collects a page's links to anchors only at this log level (Page.render).
             logging.getLogger("mkdocs.structure.pages").getEffectiveLevel() > logging.DEBUG,
         )
@@ -73,6 +79,10 @@ class Reuse:
         convert = page.render
 
         def render(config, files):
+            if self.snippets and SNIPPET in page.markdown:
+                # Which files it includes is known only by converting it (and they may include others).
+                self.misses["render"] += 1
+                return convert(config, files)
             key = _digest(self.build_key, page.file.src_uri, page.markdown)
             body = self._load("render", key)
             if body is None:
@@ -123,7 +133,8 @@ class Reuse:
                           [_token(item) for item in page.toc])
             body = self._load("search", key)
             if body is None:
-                if self.user_dictionary and not self.dictionary_loaded:
+                if self.user_dictionary and not self.dictionary_loaded and _HAN.search(
+                        f"{page.content}{page.title}{page.meta.get('title', '')}"):  # what Material cuts with jieba
                     jieba.load_userdict(self.user_dictionary)
                     self.dictionary_loaded = True
                 before = len(index.entries)
@@ -186,13 +197,10 @@ def _token(item) -> dict:
     return {"level": item.level, "id": item.id, "name": item.title, "children": [_token(c) for c in item.children]}
 
 
-def _files_under(paths) -> list:
-    found = []
-    for path in map(Path, paths if isinstance(paths, list) else [paths]):
-        for file in sorted(path.rglob("*") if path.is_dir() else [path]):
-            if file.is_file():
-                found.append([str(file), hashlib.sha256(file.read_bytes()).hexdigest()])
-    return found
+def _files(paths) -> list:
+    """Each file's name and content hash (a missing file is named as such: snippets reports it itself)."""
+    return [[str(p), hashlib.sha256(Path(p).read_bytes()).hexdigest() if Path(p).is_file() else None]
+            for p in (paths if isinstance(paths, list) else [paths])]
 
 
 def _stable(value) -> str:
