@@ -174,3 +174,47 @@ def test_a_page_indexed_again_is_cut_with_the_user_dictionary(src, tmp_path):
     assert index == (tmp_path / "scratch" / "zh" / "search" / "search_index.json").read_bytes()
     words = " ".join(text for _, text in json.loads(index)["config"]["torchnotes"]["words"]).split()
     assert "交叉熵" in words
+
+
+class _Options(dict):
+    __getattr__ = dict.get
+
+    def __setattr__(self, name, value):
+        self[name] = value
+
+
+class _Index:
+    """Material's SearchIndex as far as reuse sees it: entries, and a page cut by jieba."""
+
+    def __init__(self):
+        self.entries = []
+
+    def add_entry_from_context(self, page):
+        import jieba
+
+        self.entries.append({"location": page.url, "title": page.title, "text": "|".join(jieba.cut(page.content))})
+
+
+def test_a_user_dictionary_edited_in_one_process_is_not_kept(tmp_path):
+    """jieba only adds words: once a process has loaded two texts of the user dictionary (edited while mkdocs
+    serve runs), what it cuts is not what a fresh build would cut, so it is used but not kept."""
+    from types import SimpleNamespace
+
+    from torchnotes.mkdocs.reuse import Reuse
+
+    words = tmp_path / "words.txt"
+    words.write_text("甲乙丙丁\n", encoding="utf-8")
+    plugin = SimpleNamespace(config=_Options(jieba_dict_user=str(words), lang=["zh"]), search_index=None)
+    reuse = Reuse(tmp_path / "kept")
+    reuse.defer_user_dictionary(plugin)
+    assert plugin.config.jieba_dict_user is None and reuse.user_dictionary == str(words)
+    page = SimpleNamespace(content="<p>甲乙丙丁戊己庚辛</p>", url="p/", title="页", meta={}, toc=[])
+    for text, kept in (("甲乙丙丁\n", 1), ("戊己庚辛\n", 1)):
+        words.write_text(text, encoding="utf-8")
+        plugin.search_index = _Index()
+        reuse.begin()
+        reuse.wrap_search(plugin)
+        plugin.search_index.add_entry_from_context(page)
+        assert "甲乙丙丁" in plugin.search_index.entries[0]["text"].split("|")
+        assert len(list((tmp_path / "kept").glob("*.json"))) == kept
+    assert reuse.misses["search"] == 1 and reuse.hits["search"] == 0

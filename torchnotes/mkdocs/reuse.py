@@ -47,7 +47,8 @@ class Reuse:
         self.folder = folder
         self.versions = {name: version(name) for name in PACKAGES}
         self.user_dictionary: str | None = None
-        self.dictionary_loaded = False
+        self.loaded_dictionary: str | None = None  # the text of the user dictionary jieba has loaded
+        self.mixed_dictionaries = False  # jieba only adds words: after a second text, its cuts are not kept
         self.begin()
 
     def begin(self) -> None:
@@ -133,17 +134,27 @@ class Reuse:
                           [_token(item) for item in page.toc])
             body = self._load("search", key)
             if body is None:
-                if self.user_dictionary and not self.dictionary_loaded and _HAN.search(
-                        f"{page.content}{page.title}{page.meta.get('title', '')}"):  # what Material cuts with jieba
-                    jieba.load_userdict(self.user_dictionary)
-                    self.dictionary_loaded = True
+                if self.user_dictionary and _HAN.search(f"{page.content}{page.title}{page.meta.get('title', '')}"):
+                    self._load_user_dictionary()  # Material cuts these characters with jieba
                 before = len(index.entries)
                 add(page)
-                self._store("search", key, {"entries": index.entries[before:]})
+                if self.mixed_dictionaries:
+                    self.misses["search"] += 1
+                else:
+                    self._store("search", key, {"entries": index.entries[before:]})
                 return
             index.entries.extend(body["entries"])
 
         index.add_entry_from_context = add_entry_from_context
+
+    def _load_user_dictionary(self) -> None:
+        text = Path(self.user_dictionary).read_text(encoding="utf-8")
+        if text != self.loaded_dictionary:
+            # Edited while mkdocs serve runs: jieba adds the new words to the old ones, as under Material alone.
+            self.mixed_dictionaries = self.loaded_dictionary is not None
+            with open(self.user_dictionary, "rb") as words:  # jieba leaves a file it opened itself open
+                jieba.load_userdict(words)
+            self.loaded_dictionary = text
 
     # -- the cache --------------------------------------------------------------------------------------
 
