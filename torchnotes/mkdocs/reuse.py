@@ -68,7 +68,8 @@ class Reuse:
             "render", _OWN, self.versions,
             Path(config.config_file_path).read_bytes().decode("utf-8", "replace"),
             _stable(config["markdown_extensions"]), _stable(config["mdx_configs"]),
-            config.site_url, config.use_directory_urls, _stable(dict(config.validation)),
+            # What MkDocs' own tree processors read of the config (not site_url, which mkdocs serve changes).
+            config.use_directory_urls, _stable(dict(config.validation)),
             sorted((f.src_uri, f.url, f.inclusion.name) for f in files),
             _files(appended),
             # MkDocs collects a page's links to anchors only at this log level (Page.render).
