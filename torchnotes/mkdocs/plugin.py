@@ -71,8 +71,7 @@ class NotebooksPlugin(BasePlugin[NotebooksConfig]):
         config.docs_dir = str(publish_dir)
         if self.reuse is None:
             self.reuse = Reuse(self.settings.path("cache_dir") / "mkdocs")
-            search = config.plugins.get("material/search")
-            if search is not None and search.config.enabled:
+            if search := _search_plugin(config):
                 self.reuse.defer_user_dictionary(search)
         self.reuse.begin()  # each build (mkdocs serve) counts afresh, also after a failed one
         return config
@@ -84,8 +83,7 @@ class NotebooksPlugin(BasePlugin[NotebooksConfig]):
 
     # After Material's search plugin has made this build's index (its on_config).
     def on_pre_build(self, config):
-        search = config.plugins.get("material/search")
-        if self.reuse is not None and search is not None and search.config.enabled:
+        if self.reuse is not None and (search := _search_plugin(config)):
             self.reuse.wrap_search(search)
 
     def on_env(self, env, config, files):
@@ -144,6 +142,12 @@ class NotebooksPlugin(BasePlugin[NotebooksConfig]):
         except search_index.UnexpectedIndex as error:
             raise PluginError(f"search index: {error}") from error
         log.info("search index: " + ", ".join(f"{lang} {size / 1024:.0f} KB" for lang, size in sizes.items()))
+
+
+def _search_plugin(config):
+    """Material's search plugin when it is on, else None."""
+    search = config.plugins.get("material/search")
+    return search if search is not None and search.config.enabled else None
 
 
 _HEAD_ALTERNATE = re.compile(r'\s*<link rel="alternate" href="[^"]*" hreflang="[^"]*">')

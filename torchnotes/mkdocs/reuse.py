@@ -61,8 +61,8 @@ class Reuse:
 
     def start_build(self, config, files) -> None:
         """Key the conversions of one build (one language): call from on_files."""
-        extensions = [e if isinstance(e, str) else f"{type(e).__module__}" for e in config["markdown_extensions"]]
-        self.snippets = any(e.startswith("pymdownx.snippets") for e in extensions)
+        self.snippets = any((e if isinstance(e, str) else type(e).__module__).startswith("pymdownx.snippets")
+                            for e in config["markdown_extensions"])
         appended = config["mdx_configs"].get("pymdownx.snippets", {}).get("auto_append", [])
         self.build_key = _digest(
             "render", _OWN, self.versions,
