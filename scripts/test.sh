@@ -9,6 +9,9 @@ bash scripts/setup.sh --browser
 export NO_MKDOCS_2_WARNING=1
 site="${SITE_DIR:-site}"
 .venv/bin/ruff check torchnotes tests scripts
+# The GitHub workflows cannot run here: lint them (.github/actionlint.yaml declares the self-hosted gpu label).
+.venv/bin/actionlint
+.venv/bin/zizmor --offline --quiet .github/workflows
 .venv/bin/python -m torchnotes check
 .venv/bin/mkdocs build --strict --site-dir "$site"
 # pytest-xdist, a whole module per worker at a time (module-scoped fixtures, such as a fixture site built once,

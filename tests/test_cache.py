@@ -2,6 +2,7 @@
 
 import dataclasses
 import json
+from pathlib import Path
 
 import pytest
 from helpers import code, page
@@ -149,3 +150,25 @@ def test_engine_runs_inside_a_running_event_loop(tmp_path, make_engine):
     with ThreadPoolExecutor(max_workers=1) as pool:
         report = pool.submit(asyncio.run, inside()).result()
     assert report.results[0].cell_outputs()[0][0]["text"] == "from a loop\n"
+
+
+def test_a_new_module_the_engine_imports_changes_the_key(tmp_path):
+    """The engine's sources are derived from its imports: no hand-kept list to forget a new module in."""
+    import shutil
+
+    from torchnotes.cache import engine_sources, engine_version
+
+    package = tmp_path / "torchnotes"
+    shutil.copytree(Path(__file__).resolve().parent.parent / "torchnotes", package,
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    before = engine_version(package)
+    (package / "newstep.py").write_text("LIMIT = 1\n")
+    assert engine_version(package) == before, "a module the engine does not import is not the engine's"
+    execute = package / "execute.py"
+    execute.write_text(execute.read_text() + "\nfrom .newstep import LIMIT  # noqa: E402\n")
+    assert "newstep.py" in engine_sources(package)
+    imported = engine_version(package)
+    assert imported != before
+    (package / "newstep.py").write_text("LIMIT = 2\n")
+    assert engine_version(package) != imported, "editing the new module re-executes pages"
+    assert "kernel_setup.py" in engine_sources(package)  # run by the kernel from its path, named in execute.py

@@ -118,6 +118,20 @@ def test_pages_gone_from_the_sources_are_removed_from_the_tree(published):
     assert "removed 2" in done.stdout
 
 
+def test_a_deleted_page_takes_its_notebooks_with_it(published):
+    src, out = published
+    notebooks = [src / f"notebooks/{lang}/demo.ipynb" for lang in ("en", "zh")]
+    assert all(n.exists() for n in notebooks)
+    for lang in ("en", "zh"):
+        (src / f"docs/{lang}/demo.md").unlink()
+    config = src / "mkdocs.yml"
+    config.write_text(config.read_text().replace("  - demo.md\n", ""))
+    done = render(src, out)
+    assert done.returncode == 0, done.stderr
+    assert not any(n.exists() for n in notebooks), "the paired notebooks of a deleted page were left behind"
+    assert (src / "notebooks").is_dir()
+
+
 def test_a_notebook_with_shifted_cell_ids_is_resynced_not_rendered_shifted(published):
     src, out = published
     notebook_path = src / "notebooks/en/demo.ipynb"

@@ -1,5 +1,6 @@
 """The preview survives real work: with `mkdocs serve` running, a prose edit, a code edit, an edit to the zh
-twin and a new page from scripts/new_page.py each show up in the served page with no manual command."""
+twin and a new page from scripts/new_page.py each show up in the served page with no manual command, and a
+deleted page goes away (with its notebooks) while the rest keeps being served."""
 
 from __future__ import annotations
 
@@ -99,5 +100,18 @@ def test_preview_follows_prose_code_zh_and_new_page_edits(fixture_site):
         page = preview.wait_for("extra/einsum/", "Einsum")
         assert 'class="nb-output"' in page  # executed, not just copied
         preview.wait_for("zh/extra/einsum/", "爱因斯坦求和")
+
+        # Deleting a page (both languages and its nav line) keeps the preview working and takes its notebooks.
+        config = fixture_site / "mkdocs.yml"
+        config.write_text("\n".join(line for line in config.read_text().splitlines() if "einsum" not in line
+                                    and "Extra:" not in line) + "\n")
+        for lang in ("en", "zh"):
+            (docs / lang / "extra" / "einsum.md").unlink()
+        deadline = time.monotonic() + WAIT
+        while preview.get("extra/einsum/") is not None and time.monotonic() < deadline:
+            time.sleep(0.5)
+        assert preview.get("extra/einsum/") is None, f"the deleted page is still served:\n{preview.log()[-2000:]}"
+        preview.wait_for("demo/", "sum: 10")
+        assert not list((fixture_site / "notebooks").rglob("einsum.ipynb")), "the deleted page's notebooks stayed"
     finally:
         preview.close()

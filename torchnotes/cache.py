@@ -9,26 +9,48 @@ so a truncated or edited entry is detected and executed again, never served.
 
 from __future__ import annotations
 
+import ast
+import datetime
 import hashlib
 import json
 import os
+import re
 import tempfile
+from dataclasses import dataclass
 from pathlib import Path
 
 from .environment import Environment
 from .errors import CacheCorrupted
+from .inputs import changes, snapshot
 from .pages import code_fingerprint  # noqa: F401  (re-exported: the key's view of code)
 
-# The modules whose code decides what a cached entry holds. The renderer and the MkDocs glue are not here:
-# they run on every build, from the entry, so a change to them needs no re-execution.
-ENGINE_SOURCES = ("cache.py", "engine.py", "environment.py", "execute.py", "inputs.py", "kernel_setup.py",
-                  "outputs.py", "pages.py", "zygote.py")
+
+def engine_sources(folder: Path = Path(__file__).parent, start: str = "engine.py") -> list[str]:
+    """The modules whose code decides what a cached entry holds, derived, never kept by hand: the engine, every
+    module of this package it imports (directly or not), and every file of the package those modules name
+    (kernel_setup.py, which the kernel runs from its path). A new module the engine imports is in the key by
+    being imported; the renderer and the generators are not, since they run on every build, from the entry."""
+    folder = Path(folder)
+    todo, seen = [start], set()
+    while todo:
+        name = todo.pop()
+        if name in seen or not (folder / name).is_file():
+            continue
+        seen.add(name)
+        tree = ast.parse((folder / name).read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and node.level == 1:
+                names = [node.module] if node.module else [alias.name for alias in node.names]
+                todo += [n.replace(".", "/") + ".py" for n in names] + [n.replace(".", "/") + "/__init__.py" for n in names]
+            elif isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value.endswith(".py"):
+                todo.append(node.value)
+    return sorted(seen)
 
 
 def engine_version(folder: Path = Path(__file__).parent) -> str:
     """A hash of the engine's own source: editing it re-executes pages without a manual version bump."""
     digest = hashlib.sha256()
-    for name in ENGINE_SOURCES:
+    for name in engine_sources(folder):
         digest.update(name.encode() + b"\0" + (Path(folder) / name).read_bytes() + b"\0")
     return digest.hexdigest()[:16]
 
@@ -163,3 +185,144 @@ def merge(sources: list[Path], target: Path) -> tuple[int, list[CacheCorrupted]]
             have.add(key)
             copied += 1
     return copied, damaged
+
+
+# ------------------------------------------------------------------------------------------------
+# The rules: when an entry holds for a page. The engine asks and schedules; it decides nothing here.
+
+@dataclass(frozen=True)
+class Hit:
+    key: str
+    body: dict
+    used: frozenset  # the entries this page reads (its key, and its own variant when outputs quote source)
+
+
+@dataclass(frozen=True)
+class Miss:
+    key: str
+    reason: str  # in words: what `execute --explain` prints
+
+
+class PageCache:
+    """Entries for one environment and kernel: `lookup(page)` and `store(page, execution)`.
+
+    packages: the versions of the environment's installed packages, for an environment other than this
+    interpreter's (a compared torch version); None looks them up in this interpreter, once per `begin()`.
+    """
+
+    def __init__(self, store: Cache, env: Environment, kernel: str, root: Path, *,
+                 packages: dict[str, str] | None = None, log=print):
+        self.store_ = store
+        self.env = env
+        self.kernel = kernel
+        self.root = Path(root)
+        self.packages = packages
+        self.log = log
+        self.begin()
+
+    @property
+    def folder(self) -> Path:
+        return self.store_.folder
+
+    def begin(self) -> None:
+        """A new build: package versions are looked up afresh (one installed between builds counts)."""
+        self.versions: dict[str, str | None] = {}
+
+    def key_parts(self, page) -> dict[str, str]:
+        return key_parts(page.code_cells, self.kernel, self.env)
+
+    def key(self, page) -> str:
+        return key_from_parts(self.key_parts(page))
+
+    def lookup(self, page, key: str | None = None) -> Hit | Miss:
+        key = key or self.key(page)
+        source = full_source_hash(page.code_cells)
+        body, used = self._read(key), {key}
+        if body is not None and body.get("quotes_source") and body.get("source") != source:
+            # Its outputs quote the twin's source lines (comments in another language): this page keeps its own.
+            used = {variant_key(key, source)}
+            body = self._read(variant_key(key, source))
+        if body is None:
+            return Miss(key, "no entry")
+        changed = changes(self.root, body.get("inputs"), self._known())
+        if changed:
+            return Miss(key, "; ".join(changed))
+        if body.get("source") != source:
+            used.add(variant_key(key, source))
+        return Hit(key, body, frozenset(used))
+
+    def store(self, page, execution, key: str | None = None) -> tuple[dict, set[str]]:
+        """Keep a successful execution; returns the body and the entries written. Failures never come here."""
+        key = key or self.key(page)
+        source = full_source_hash(page.code_cells)
+        body = {
+            "outputs": execution.outputs,
+            "cell_seconds": execution.cell_seconds,
+            "seconds": execution.seconds,
+            "date": datetime.date.today().isoformat(),
+            "env": self.env.key(),
+            "key_parts": self.key_parts(page),
+            "source": source,
+            "quotes_source": quotes_source(execution.outputs),
+            "inputs": snapshot(self.root, execution.record),
+        }
+        main, written = self._read(key), set()
+        # The main entry is any page's whose outputs quote no source, else the first page's; twins with other
+        # comments keep theirs under a variant key.
+        if (main is None or main.get("source") == source or not body["quotes_source"]
+                or changes(self.root, main.get("inputs"), self._known())):
+            self.store_.put(key, body)
+            written.add(key)
+        if body["quotes_source"]:
+            self.store_.put(variant_key(key, source), body)
+            written.add(variant_key(key, source))
+        return body, written
+
+    @staticmethod
+    def serves(body: dict, page) -> bool:
+        """Whether outputs stored for one page hold for its twin (same code, maybe other comments)."""
+        return not body["quotes_source"] or full_source_hash(page.code_cells) == body["source"]
+
+    def current_keys(self, pages) -> set[str]:
+        """The entries the given pages use now (their key, and their own variant for outputs that quote source)."""
+        keys = set()
+        for page in pages:
+            key = self.key(page)
+            keys |= {key, variant_key(key, full_source_hash(page.code_cells))}
+        return keys
+
+    def read(self, key: str) -> dict | None:
+        return self._read(key)
+
+    def _known(self) -> dict:
+        if self.packages is None:
+            return self.versions
+        return _Fixed(self.packages)
+
+    def _read(self, key: str) -> dict | None:
+        try:
+            return self.store_.get(key)
+        except CacheCorrupted as error:
+            self.log(f"warning: {error.message}")
+            self.store_.discard(key)
+            return None
+
+
+class _Fixed(dict):
+    """Package versions of another environment, recorded when it ran (names normalised as importlib.metadata
+    does): a name it lacks is not installed there."""
+
+    def __contains__(self, name) -> bool:
+        return True
+
+    def __getitem__(self, name):
+        return self.get(re.sub(r"[-_.]+", "_", name).lower())
+
+    def __setitem__(self, name, value) -> None:
+        pass
+
+
+def quotes_source(outputs: dict[str, list[dict]]) -> bool:
+    """Outputs that can show source lines: tracebacks, and stderr (warnings print the offending line)."""
+    return any(o.get("output_type") == "error" or (o.get("output_type") == "stream" and o.get("name") == "stderr")
+               for cell in outputs.values() for o in cell)

@@ -12,6 +12,8 @@
     python -m torchnotes summary           Markdown summary of the last report [--against main's report]
     python -m torchnotes render [OUT]      execute what the cache lacks and write the publish tree (plain Markdown)
     python -m torchnotes zensical          render, then build the site with Zensical into site-zensical/
+    python -m torchnotes versions          execute every page under each older torch of versions.yml; drift report
+    python -m torchnotes upgrade X.Y.Z     pin a new torch, install it, run every version, write the drift report
 """
 
 from __future__ import annotations
@@ -36,6 +38,7 @@ from .safety import check_prose
 from .settings import load as load_settings
 from .shards import matrix, plan, previous_durations, split
 from .summary import summary
+from .versions import FAILED_DIR, compared_keys, merge_states
 
 
 def parse_shard(text: str) -> tuple[int, int]:
@@ -85,6 +88,16 @@ def main(argv: list[str] | None = None) -> int:
     render.add_argument("--force", action="store_true", help="execute every page, ignoring the cache")
     zen = sub.add_parser("zensical", help="render, then build every language with Zensical")
     zen.add_argument("--site-dir", type=Path, default=Path("site-zensical"))
+    vs = sub.add_parser("versions", help="execute every page under each compared torch release (versions.yml) and "
+                                         "report which outputs differ")
+    vs.add_argument("--only", action="append", metavar="VERSION", help="only this compared release (repeatable)")
+    vs.add_argument("--report", type=Path, help="also write the Markdown drift report to this file")
+    vs.add_argument("--matrix", action="store_true", help="print the compared releases as a JSON list and stop "
+                                                          "(the deploy workflow's matrix)")
+    up = sub.add_parser("upgrade", help="build with a new torch release: pin it, install it, run every version, "
+                                        "write the drift report")
+    up.add_argument("version", help="the new release, e.g. 2.16.0")
+    up.add_argument("--report", type=Path, default=Path("build/torch-upgrade.md"), help="where the report goes")
     cache_cmd = sub.add_parser("cache", help="look after the execution cache")
     cache_cmd.add_argument("action", choices=["prune"], help="prune: keep only the entries the current pages use")
     args = parser.parse_args(argv)
@@ -104,11 +117,16 @@ def main(argv: list[str] | None = None) -> int:
         for lang in langs:
             for path in page_paths(docs, lang):
                 try:
-                    errors += check_prose(path, read_page(path))
+                    parsed = read_page(path)
+                    errors += check_prose(path, parsed)
                 except NotebookError as error:
                     errors.append(error)
                 else:
                     readable.append(path)
+                    # Every cell left out of the comparison across torch versions, with its reason, for review.
+                    for number, cell in enumerate(parsed.code_cells, 1):
+                        if "volatile" in cell.metadata.get("tags", []):
+                            print(f"volatile: {path} (code cell {number}): {cell.metadata['reason']}")
         gpu_warnings, gpu_errors = recorded.check(recorded.Store(cfg["root"] / recorded.STORE_DIR, docs), readable)
         errors += gpu_errors + (gpu_warnings if args.strict_gpu else [])
         if not args.strict_gpu:
@@ -131,12 +149,25 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "shards":
         return _shards(args, cfg, [p for lang in langs for p in page_paths(docs, lang)])
     if args.command == "merge":
-        copied, damaged = merge_caches(args.sources, cfg["root"] / cfg["cache_dir"])
+        target = cfg["root"] / cfg["cache_dir"]
+        copied, damaged = merge_caches(args.sources, target)
+        # What the compared torch releases did (python -m torchnotes versions, one job per release).
+        more, broken = merge_caches([Path(p) / FAILED_DIR for p in args.sources], target / FAILED_DIR)
+        copied, damaged = copied + more + merge_states(args.sources, target), damaged + broken
         for error in damaged:
             print(error.message, file=sys.stderr)
         print(f"merged {copied} entries into {cfg['root'] / cfg['cache_dir']}; {len(damaged)} damaged entries left out")
         return 1 if damaged else 0
 
+    if args.command in ("versions", "upgrade"):
+        from .upgrade import print_matrix, upgrade, versions_command
+
+        everything = [p for lang in langs for p in page_paths(docs, lang)]
+        if args.command == "upgrade":
+            return upgrade(s, args.version, args.report, args.config_file)
+        if args.matrix:
+            return print_matrix(s)
+        return versions_command(s, everything, args.only, args.report)
     env = probe(cfg["root"] / cfg["requirements"])
     if args.command in ("render", "zensical"):
         from .publish import Publisher
@@ -173,7 +204,7 @@ def main(argv: list[str] | None = None) -> int:
     everything = [p for lang in langs for p in page_paths(docs, lang)]
     if args.command == "cache":
         engine = Engine(cache, env, root=cfg["root"], kernel=cfg["kernel"])
-        removed = cache.prune(current_keys(engine, everything))
+        removed = cache.prune(current_keys(engine, everything) | compared_keys(s, everything))
         parsed = prune_parsed()  # current_keys has just read every current page
         print(f"removed {len(removed)} entries no current page uses; {len(cache.keys())} kept"
               f" ({len(parsed)} parsed page(s) of old versions removed)")
@@ -225,7 +256,7 @@ def main(argv: list[str] | None = None) -> int:
     for error in report.failures:
         print(error.message, file=sys.stderr)
     if args.prune and not report.failures:
-        removed = cache.prune(report.used_keys | current_keys(engine, everything))
+        removed = cache.prune(report.used_keys | current_keys(engine, everything) | compared_keys(s, everything))
         prune_parsed()
         print(f"pruned {len(removed)} unused cache entries")
     return 1 if report.failures else 0

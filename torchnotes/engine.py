@@ -4,20 +4,19 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
-import datetime
 import json
 import os
+import sys
 import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 
-from .cache import Cache, full_source_hash, key_from_parts, key_parts, variant_key
+from .cache import Cache, Hit, Miss, PageCache, quotes_source  # noqa: F401  (quotes_source: re-exported)
 from .environment import Environment
-from .errors import BuildTimeout, CacheCorrupted, NotebookError, NotExecuted
-from .execute import Execution, Options, execute_page, kernel_env
-from .inputs import changes, snapshot
+from .errors import BuildTimeout, NotebookError, NotExecuted
+from .execute import Options, execute_page, kernel_env
 from .locks import clean_leftovers, entry_lock
 from .pages import Page, keep_parsed_in, read_page
 from .zygote import Zygote, ZygoteFailed
@@ -89,32 +88,32 @@ class Report:
             raise
 
 
-def quotes_source(outputs: dict[str, list[dict]]) -> bool:
-    """Outputs that can show source lines: tracebacks, and stderr (warnings print the offending line)."""
-    return any(o.get("output_type") == "error" or (o.get("output_type") == "stream" and o.get("name") == "stderr")
-               for cell in outputs.values() for o in cell)
-
-
 class Engine:
-    """Modes: "auto" executes on a cache miss, "force" always executes, "off" never executes (cache only)."""
+    """Schedules pages: which to execute, how many at once, in what order, and what it reports.
+
+    Whether an entry holds is the cache's business (cache.PageCache.lookup / store). Modes: "auto" executes
+    on a miss, "force" always executes, "off" never executes (cache only).
+    """
 
     def __init__(self, cache: Cache, env: Environment, *, root: Path | None = None, jobs: int | None = None,
                  timeout: int = 300, kernel: str = "python3", memory_limit_mb: int = 0, mode: str = "auto",
                  page_timeout: float = 900, build_timeout: float = 0, fork: bool = True,
+                 packages: dict[str, str] | None = None, python: str = sys.executable,
                  log: Callable[[str], None] = print):
         if mode not in ("auto", "force", "off"):
             raise ValueError(f"execution mode must be auto, force or off, not {mode!r}")
         self.cache = cache
         self.env = env
         keep_parsed_in(cache.folder / "parsed")
-        self.versions: dict[str, str | None] = {}  # package versions looked up by this run (inputs.changes)
         self.root = Path(root or Path.cwd()).resolve()
+        self.entries = PageCache(cache, env, kernel, self.root, packages=packages, log=log)
         self.jobs = jobs or os.cpu_count() or 1
         extensions = cache.folder / "extensions" / f"torch-{env.torch}-py{env.python}"
         self.options = Options(kernel=kernel, timeout=timeout, memory_limit_mb=memory_limit_mb, cuda=env.cuda,
                                page_timeout=page_timeout, root=self.root, extensions_dir=extensions)
         self.build_timeout = build_timeout
         self.fork = fork  # kernels forked from a zygote that has imported torch (torchnotes.zygote)
+        self.python = python  # the kernels' interpreter: the zygote is started with it
         self.mode = mode
         self.log = log
 
@@ -123,10 +122,15 @@ class Engine:
         return str(path.relative_to(self.root)) if path.is_relative_to(self.root) else str(path)
 
     def key(self, page: Page) -> str:
-        return key_from_parts(self.key_parts(page))
+        return self.entries.key(page)
 
     def key_parts(self, page: Page) -> dict[str, str]:
-        return key_parts(page.code_cells, self.options.kernel, self.env)
+        return self.entries.key_parts(page)
+
+    def lookup(self, page: Page) -> Hit | Miss:
+        if self.mode == "force":
+            return Miss(self.key(page), "--force executes every page")
+        return self.entries.lookup(page)
 
     def run(self, paths: list[Path]) -> Report:
         try:
@@ -138,210 +142,174 @@ class Engine:
             return pool.submit(asyncio.run, self.run_async(paths)).result()
 
     async def run_async(self, paths: list[Path]) -> Report:
-        begin = time.perf_counter()
-        deadline = time.monotonic() + self.build_timeout if self.build_timeout else None
-        self.versions = {}  # looked up afresh by every build: a package installed between builds counts
+        build = _Build(self, paths)
+        self.entries.begin()
         for leftover in clean_leftovers():
             self.log(f"removed {leftover}, left by a build that was killed")
-        results: dict[str, PageResult] = {}
-        todo: dict[str, list[tuple[str, Page]]] = {}
-        used: set[str] = set()
-        for path in paths:
-            shown = self.shown(path)
-            try:
-                page = read_page(path)
-            except NotebookError as error:
-                results[shown] = PageResult(shown, "failed", error=error)
-                continue
-            if not page.code_cells:
-                results[shown] = PageResult(shown, "static", source=page)
-                continue
-            key = self.key(page)
-            results[shown] = PageResult(shown, "cached", key=key, source=page)
-            todo.setdefault(key, []).append((shown, page))
-
-        total = len(paths)
-        done = 0
-
-        def report(result: PageResult) -> None:
-            nonlocal done
-            done += 1
-            state = result.status + (f" ({result.note})" if result.note else "")
-            self.log(f"[{done}/{total}] {result.page}  {result.seconds:.1f} s  {state}")
-
-        def finish(kernels: int) -> Report:
-            ordered = [results[self.shown(p)] for p in paths]
-            return Report(self.env, ordered, round(time.perf_counter() - begin, 3), kernels=kernels, used_keys=used)
-
-        if any(r.status == "failed" for r in results.values()):
+        todo = build.read()
+        if build.unreadable():
             # A broken page stops the build before any kernel starts: its error comes first, not last.
-            for result in results.values():
-                if result.status != "failed":
-                    result.status, result.note = "skipped", "the build stopped at a page that cannot be read"
-                report(result)
-            return finish(0)
-
-        for result in results.values():
-            if result.status == "static":
-                report(result)
-
-        pending: list[tuple[str, list[tuple[str, Page]]]] = []
-        for key, group in todo.items():
-            left = []
-            for shown, page in group:
-                if self._serve(key, shown, page, results, used):
-                    report(results[shown])
-                else:
-                    left.append((shown, page))
-            if left:
-                pending.append((key, left))
-
+            build.skip_all("the build stopped at a page that cannot be read")
+            return build.finish()
+        pending = build.serve(todo)
         if self.mode == "off":
             # Publishing from merged shard caches: a page the cache cannot serve is an error, never a run.
-            for _, group in pending:
-                for shown, _page in group:
-                    result = results[shown]
-                    result.status, result.error = "failed", NotExecuted(
-                        shown, f"execution is off and the cache cannot serve this page ({result.note or 'no entry'})")
-                    report(result)
-            return finish(0)
-
-        limit = asyncio.Semaphore(self.jobs)
-        kernels = 0
-
-        def failed(group: list[tuple[str, Page]], error: NotebookError) -> None:
-            names = [shown for shown, _ in group]
-            for shown, page in group:
-                result = results[shown]
-                result.status, result.seconds = "failed", 0.0
-                result.error = _relocated(error, shown, page, [n for n in names if n != shown])
-                report(result)
-
-        async def one(key: str, group: list[tuple[str, Page]]) -> None:
-            nonlocal kernels
-            async with entry_lock(self.cache.folder, key):
-                # Another build may have written the entry while this one waited for the lock.
-                if self.mode != "force":
-                    waited = [(s, p) for s, p in group if self._serve(key, s, p, results, used, quiet=True)]
-                    for shown, _ in waited:
-                        report(results[shown])
-                    group = [(s, p) for s, p in group if all(s != w for w, _ in waited)]
-                while group:
-                    first, page = group[0]
-                    if deadline is not None and time.monotonic() >= deadline:
-                        error = BuildTimeout(first, f"not started: the build passed its limit of {self.build_timeout:g} s")
-                        failed(group, error)
-                        return
-                    async with limit:
-                        execution = await execute_page(page, options, first, deadline=deadline)
-                    kernels += 1
-                    if execution.error is not None:
-                        failed(group, execution.error)
-                        return
-                    body = self._store(key, page, execution, used)
-                    served = {s for s, p in group
-                              if s == first or not body["quotes_source"] or full_source_hash(p.code_cells) == body["source"]}
-                    for shown, _ in group:
-                        if shown in served:
-                            # Same code in another language: one kernel, the other page reads the stored result.
-                            self._fill(results[shown], body, "run" if shown == first else "cached")
-                            report(results[shown])
-                    # Outputs that quote source lines are not shared between pages whose comments differ.
-                    group = [(s, p) for s, p in group if s not in served]
-
-        options = self.options
+            build.not_executed(pending)
+            return build.finish()
         zygote = self._start_zygote() if pending else None
-        if zygote is not None:
-            options = replace(options, zygote=zygote)
+        options = self.options if zygote is None else replace(self.options, zygote=zygote)
         try:
-            await asyncio.gather(*(one(key, group) for key, group in pending))
+            await asyncio.gather(*(build.execute(key, group, options) for key, group in pending))
         finally:
             if zygote is not None:
                 zygote.close()
-        return finish(kernels)
+        return build.finish()
 
     def _start_zygote(self) -> Zygote | None:
         """One zygote per build, when this interpreter's ipykernel is the kernel (TORCHNOTES_FORK=0: never)."""
         if os.environ.get("TORCHNOTES_FORK", "1") == "0" or not self.fork:
             return None
         try:
-            return Zygote(kernel_env(self.options))
+            return Zygote(kernel_env(self.options), python=self.python)
         except ZygoteFailed as error:
             self.log(f"kernels start from scratch: {error}")
             return None
 
-    def _serve(self, key: str, shown: str, page: Page, results: dict, used: set, quiet: bool = False) -> bool:
-        """Fill the page's result from the cache when an entry holds for it; otherwise note why not."""
-        body, note = self._lookup(key, page)
-        result = results[shown]
-        if body is None:
-            result.note = note
+
+Group = list[tuple[str, Page]]
+
+
+class _Build:
+    """One run of the engine over some pages: their results, the progress lines, the kernels started."""
+
+    def __init__(self, engine: Engine, paths: list[Path]):
+        self.engine = engine
+        self.paths = paths
+        self.results: dict[str, PageResult] = {}
+        self.used: set[str] = set()
+        self.kernels = 0
+        self.done = 0
+        self.begin = time.perf_counter()
+        self.deadline = time.monotonic() + engine.build_timeout if engine.build_timeout else None
+        self.limit = asyncio.Semaphore(engine.jobs)
+
+    def read(self) -> dict[str, Group]:
+        """Parse every page; pages with the same key (the same code in both languages) share one group."""
+        todo: dict[str, Group] = {}
+        for path in self.paths:
+            shown = self.engine.shown(path)
+            try:
+                page = read_page(path)
+            except NotebookError as error:
+                self.results[shown] = PageResult(shown, "failed", error=error)
+                continue
+            if not page.code_cells:
+                self.results[shown] = PageResult(shown, "static", source=page)
+                continue
+            key = self.engine.key(page)
+            self.results[shown] = PageResult(shown, "cached", key=key, source=page)
+            todo.setdefault(key, []).append((shown, page))
+        return todo
+
+    def unreadable(self) -> bool:
+        return any(r.status == "failed" for r in self.results.values())
+
+    def skip_all(self, why: str) -> None:
+        for result in self.results.values():
+            if result.status != "failed":
+                result.status, result.note = "skipped", why
+            self.report(result)
+
+    def serve(self, todo: dict[str, Group]) -> list[tuple[str, Group]]:
+        """Fill every page the cache holds; returns the groups left to execute."""
+        for result in self.results.values():
+            if result.status == "static":
+                self.report(result)
+        pending = []
+        for key, group in todo.items():
+            left = [(shown, page) for shown, page in group if not self.served(shown, page)]
+            if left:
+                pending.append((key, left))
+        return pending
+
+    def served(self, shown: str, page: Page, quiet: bool = True) -> bool:
+        found = self.engine.lookup(page)
+        result = self.results[shown]
+        if isinstance(found, Miss):
+            result.note = found.reason if self.engine.mode != "force" else ""
             return False
-        self._fill(result, body, "cached")
+        _fill(result, found.body, "cached")
         result.note = ""
-        used.add(key)
-        if body["source"] != full_source_hash(page.code_cells):
-            used.add(variant_key(key, full_source_hash(page.code_cells)))
-        if quiet:
-            self.log(f"reused {shown}: another build executed it meanwhile")
+        self.used |= found.used
+        if not quiet:
+            self.engine.log(f"reused {shown}: another build executed it meanwhile")
+        self.report(result)
         return True
 
-    def _lookup(self, key: str, page: Page) -> tuple[dict | None, str]:
-        """The entry that holds for this page, or None and the reason in words."""
-        if self.mode == "force":
-            return None, ""
-        body = self._get(key)
-        source = full_source_hash(page.code_cells)
-        if body is not None and body.get("quotes_source") and body.get("source") != source:
-            # Its outputs quote the twin's source lines (comments in another language): this page keeps its own.
-            body = self._get(variant_key(key, source))
-        if body is None:
-            return None, "no entry"
-        changed = changes(self.root, body.get("inputs"), self.versions)
-        if changed:
-            return None, "; ".join(changed)
-        return body, ""
+    def not_executed(self, pending: list[tuple[str, Group]]) -> None:
+        for _, group in pending:
+            for shown, _page in group:
+                result = self.results[shown]
+                result.status, result.error = "failed", NotExecuted(
+                    shown, f"execution is off and the cache cannot serve this page ({result.note or 'no entry'})")
+                self.report(result)
 
-    def _get(self, key: str) -> dict | None:
-        try:
-            return self.cache.get(key)
-        except CacheCorrupted as error:
-            self.log(f"warning: {error.message}")
-            self.cache.discard(key)
-            return None
+    async def execute(self, key: str, group: Group, options: Options) -> None:
+        engine = self.engine
+        async with entry_lock(engine.cache.folder, key):
+            # Another build may have written the entry while this one waited for the lock.
+            if engine.mode != "force":
+                group = [(s, p) for s, p in group if not self.served(s, p, quiet=False)]
+            while group:
+                first, page = group[0]
+                if self.deadline is not None and time.monotonic() >= self.deadline:
+                    limit = engine.build_timeout
+                    self.failed(group, BuildTimeout(first, f"not started: the build passed its limit of {limit:g} s"))
+                    return
+                async with self.limit:
+                    execution = await execute_page(page, options, first, deadline=self.deadline)
+                self.kernels += 1
+                if execution.error is not None:
+                    self.failed(group, execution.error, execution.outputs)
+                    return
+                body, written = engine.entries.store(page, execution, key)
+                self.used |= written
+                # Same code in another language: one kernel, the other page reads the stored result, unless
+                # its outputs quote source lines and the twin's comments differ.
+                served = {s for s, p in group if s == first or PageCache.serves(body, p)}
+                for shown, _ in group:
+                    if shown in served:
+                        _fill(self.results[shown], body, "run" if shown == first else "cached")
+                        self.report(self.results[shown])
+                group = [(s, p) for s, p in group if s not in served]
 
-    def _store(self, key: str, page: Page, execution: Execution, used: set) -> dict:
-        source = full_source_hash(page.code_cells)
-        body = {
-            "outputs": execution.outputs,
-            "cell_seconds": execution.cell_seconds,
-            "seconds": execution.seconds,
-            "date": datetime.date.today().isoformat(),
-            "env": self.env.key(),
-            "key_parts": self.key_parts(page),
-            "source": source,
-            "quotes_source": quotes_source(execution.outputs),
-            "inputs": snapshot(self.root, execution.record),
-        }
-        main = self._get(key)
-        # The main entry is any page's whose outputs quote no source, else the first page's; twins with other
-        # comments keep theirs under a variant key.
-        if main is None or main.get("source") == source or not body["quotes_source"] or changes(self.root, main.get("inputs"), self.versions):
-            self.cache.put(key, body)
-            used.add(key)
-        if body["quotes_source"]:
-            self.cache.put(variant_key(key, source), body)
-            used.add(variant_key(key, source))
-        return body
+    def failed(self, group: Group, error: NotebookError, outputs: dict | None = None) -> None:
+        """outputs: what the cells printed up to the failure (a compared release keeps them as its result)."""
+        names = [shown for shown, _ in group]
+        for shown, page in group:
+            result = self.results[shown]
+            result.status, result.seconds, result.outputs = "failed", 0.0, outputs or {}
+            result.error = _relocated(error, shown, page, [n for n in names if n != shown])
+            self.report(result)
 
-    @staticmethod
-    def _fill(result: PageResult, body: dict, status: str) -> None:
-        result.status = status
-        result.outputs = body["outputs"]
-        result.cell_seconds = body["cell_seconds"]
-        result.seconds = body["seconds"] if status == "run" else 0.0
-        result.run_seconds = body["seconds"]
-        result.date = body["date"]
+    def report(self, result: PageResult) -> None:
+        self.done += 1
+        state = result.status + (f" ({result.note})" if result.note else "")
+        self.engine.log(f"[{self.done}/{len(self.paths)}] {result.page}  {result.seconds:.1f} s  {state}")
+
+    def finish(self) -> Report:
+        ordered = [self.results[self.engine.shown(p)] for p in self.paths]
+        return Report(self.engine.env, ordered, round(time.perf_counter() - self.begin, 3), kernels=self.kernels,
+                      used_keys=self.used)
+
+
+def _fill(result: PageResult, body: dict, status: str) -> None:
+    result.status = status
+    result.outputs = body["outputs"]
+    result.cell_seconds = body["cell_seconds"]
+    result.seconds = body["seconds"] if status == "run" else 0.0
+    result.run_seconds = body["seconds"]
+    result.date = body["date"]
 
 
 def _relocated(error: NotebookError, shown: str, page: Page, twins: list[str]) -> NotebookError:
@@ -371,26 +339,31 @@ def explain(engine: Engine, path: Path) -> str:
         return f"{shown}: cannot be executed: {error.message}"
     if not page.code_cells:
         return f"{shown}: no code cells, nothing to execute"
-    parts = engine.key_parts(page)
-    key = key_from_parts(parts)
+    found = engine.lookup(page)
+    key = found.key
+    if isinstance(found, Hit):
+        return f"{shown}: hit: entry {key[:12]} (executed {found.body['date']}); its code, engine, environment, files and packages are unchanged"
     if engine.mode == "force":
-        return f"{shown}: miss: --force executes every page"
-    body, note = engine._lookup(key, page)
-    if body is not None:
-        return f"{shown}: hit: entry {key[:12]} (executed {body['date']}); its code, engine, environment, files and packages are unchanged"
-    if note != "no entry":
-        return f"{shown}: miss: entry {key[:12]} exists, but {note}"
+        return f"{shown}: miss: {found.reason}"
+    if found.reason != "no entry":
+        return f"{shown}: miss: entry {key[:12]} exists, but {found.reason}"
     previous = _previous_entry(engine, shown)
     if previous is None:
         return f"{shown}: miss: no entry {key[:12]}, and the last report has no entry of this page to compare with"
+    reasons = _changed_parts(previous, engine.key_parts(page), engine.env.key())
+    return f"{shown}: miss: no entry {key[:12]}; since the last build " + ("; ".join(reasons) or "nothing in the key changed")
+
+
+def _changed_parts(previous: dict, parts: dict, env_now: dict) -> list[str]:
     before = previous.get("key_parts", {})
     reasons = []
     for name, text in _PARTS.items():
         if before.get(name) == parts[name]:
             continue
         if name == "environment":
-            old, new = previous.get("env", {}), engine.env.key()
-            fields_ = [f"{k} {old.get(k)!r} -> {new.get(k)!r}" for k in sorted(new) if k != "variables" and old.get(k) != new.get(k)]
+            old = previous.get("env", {})
+            fields_ = [f"{k} {old.get(k)!r} -> {env_now.get(k)!r}" for k in sorted(env_now)
+                       if k != "variables" and old.get(k) != env_now.get(k)]
             text += f" ({'; '.join(fields_)})" if fields_ else ""
         elif name == "variables":
             old, new = json.loads(before.get(name) or "{}"), json.loads(parts[name])
@@ -399,7 +372,7 @@ def explain(engine: Engine, path: Path) -> str:
         elif name in ("engine", "kernel"):
             text += f" ({before.get(name)} -> {parts[name]})"
         reasons.append(text)
-    return f"{shown}: miss: no entry {key[:12]}; since the last build " + ("; ".join(reasons) or "nothing in the key changed")
+    return reasons
 
 
 def _previous_entry(engine: Engine, shown: str) -> dict | None:
@@ -408,18 +381,17 @@ def _previous_entry(engine: Engine, shown: str) -> dict | None:
         return None
     rows = json.loads(report.read_text(encoding="utf-8")).get("pages", [])
     key = next((row.get("key") for row in rows if row.get("page") == shown), None)
-    return engine._get(key) if key else None
+    return engine.entries.read(key) if key else None
 
 
 def current_keys(engine: Engine, paths: list[Path]) -> set[str]:
     """The entries the given pages use now (their key, and their own variant for outputs that quote source)."""
-    keys = set()
+    pages = []
     for path in paths:
         try:
             page = read_page(path)
         except NotebookError:
             continue
         if page.code_cells:
-            key = engine.key(page)
-            keys |= {key, variant_key(key, full_source_hash(page.code_cells))}
-    return keys
+            pages.append(page)
+    return engine.entries.current_keys(pages)

@@ -168,3 +168,13 @@ class GeneratorFailed(NotebookError):
     """A site generator (Zensical) that is missing or failed on a published tree."""
 
     hint = "Run the generator's command by hand to see its whole log (bash scripts/build_zensical.sh)."
+
+
+class VersionsInvalid(NotebookError):
+    """versions.yml lists no version, a version twice, or a primary that is not requirements.txt's torch pin."""
+    hint = "edit versions.yml: the first version is the torch pin in requirements.txt, then older releases, each once"
+
+
+class VersionInstallFailed(NotebookError):
+    """pip could not install a listed torch release into its environment."""
+    hint = "check the version exists on PyPI for this Python (pip index versions torch), or remove it from versions.yml"

@@ -31,8 +31,9 @@ TAGS = {
     "remove-cell": "run the code, hide code and output",
     "hide-input": "code collapsed behind a click",
     "hide-output": "output collapsed behind a click",
+    "volatile": "the output varies from run to run for a reason given in reason=; never compared across torch versions",
 }
-CELL_OPTIONS = {"tags", "raises", "match"}
+CELL_OPTIONS = {"tags", "raises", "match", "reason"}
 # Blank-line bookkeeping jupytext adds to round-trip a file; not options of ours.
 JUPYTEXT_LAYOUT_KEYS = ("lines_to_next_cell", "lines_to_end_of_cell_marker")
 FRONT_MATTER = {"title": str, "description": str, "timeout": int}
@@ -219,6 +220,12 @@ def _check_cell(path: Path, cell, number: int, line: int | None) -> None:
             re.compile(cell.metadata["match"])
         except (re.error, TypeError) as error:
             raise InvalidTags(path, f"match= is not a valid regular expression: {error}", **where) from error
+    reason = cell.metadata.get("reason")
+    if "volatile" in tags and (not isinstance(reason, str) or not reason.strip()):
+        raise InvalidTags(path, 'tag \'volatile\' needs reason="<why the output varies>" (for example reason="prints '
+                                'a timing"): the changes page and `check` list every use with its reason', **where)
+    if "volatile" not in tags and reason is not None:
+        raise InvalidTags(path, "reason= belongs to the tag 'volatile'", **where)
     if "skip-execution" in tags and "raises-exception" in tags:
         raise InvalidTags(path, "a cell cannot be both skip-execution and raises-exception", **where)
 

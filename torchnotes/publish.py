@@ -25,6 +25,7 @@ import yaml
 
 from . import recorded
 from .cache import Cache
+from .changes import CHANGES_MARKER, DRIFT_REPORT, changes_markdown, compare, drift_report
 from .checks import as_paired, check_translations, notebook_text, page_paths, paired_notebook
 from .engine import Engine, PageResult, Report
 from .environment import Environment
@@ -87,6 +88,10 @@ class Publisher:
         if report.failures:
             raise BuildFailed(report.failures)
         result = Published(report, out)
+        # What the compared torch releases print, from the cache (python -m torchnotes versions ran them).
+        self.comparison = compare(s, report.results, self.log)
+        # For the PR summary (python -m torchnotes summary), which reads the cache folder, not the pages.
+        write_if_changed(s.path("cache_dir") / DRIFT_REPORT, drift_report(self.comparison).encode())
         if sync:
             result.notebooks = self._sync_notebooks(report.results)
         wanted: set[Path] = set()
@@ -122,8 +127,11 @@ class Publisher:
             return (assets / name).relative_to(target.parent).as_posix()  # from the page's source file
 
         ctx = RenderContext(lang=lang, device=self.env.device, cuda=self.env.cuda, image_sink=image, stem=stem,
-                            recorded={} if self.env.cuda else self.store.states(page))
+                            recorded={} if self.env.cuda else self.store.states(page),
+                            drift=self.comparison.by_cell(result.page), primary=self.comparison.primary)
         body = render_markdown(page, result.outputs, ctx)
+        if CHANGES_MARKER in body:
+            body = body.replace(CHANGES_MARKER, changes_markdown(self.comparison, report.results, lang, s.docs_dir, s.root))
         if REPORT_MARKER in body:
             gpu = recorded.report_markdown(recorded.report_rows(self.store, s.docs_dir, lang), lang)
             body = body.replace(REPORT_MARKER, report_markdown(report, lang, s.root, s.docs_dir) + "\n" + gpu)
@@ -145,6 +153,9 @@ class Publisher:
             notebook = Path(s.notebooks_dir) / lang / rel_in_lang.with_suffix(".ipynb")
             colab = f"https://colab.research.google.com/github/{s.github_repo}/blob/{s.branch}/{notebook.as_posix()}"
             links.append(f'[{w["colab"]}]({colab}){{ rel=noopener }}')
+        compared = self.comparison.compared.get(result.page)
+        if compared:
+            line += " · " + w["compared"].format(versions=", ".join(compared))
         gpu = "" if self.env.cuda else provenance_text(self.store, page, lang)
         if gpu:
             line += " · " + html.escape(gpu)
@@ -164,6 +175,13 @@ class Publisher:
                 continue
             if write_if_changed(paired, notebook_text(as_paired(result.source.notebook)).encode()):
                 changed.append(paired)
+        # A deleted page takes its notebook with it: otherwise a contributor commits an orphan.
+        for lang in s.languages:
+            for orphan in sorted((notebooks / lang).rglob("*.ipynb")):
+                page = s.docs_dir / lang / orphan.relative_to(notebooks / lang).with_suffix(".md")
+                if ".ipynb_checkpoints" not in orphan.parts and not page.exists():
+                    orphan.unlink()
+                    changed.append(orphan)
         return changed
 
     def _copy_assets(self, lang_out: Path, wanted: set[Path], published: Published) -> None:

@@ -42,6 +42,9 @@ class RenderContext:
     stem: str = "page"
     # GPU recordings of this page's needs-cuda cells (recorded.Store.states), by code cell number.
     recorded: dict = field(default_factory=dict)
+    # What other torch releases print where it differs (drift.CellDrift), by cell id; primary: the site's release.
+    drift: dict = field(default_factory=dict)
+    primary: str = ""
 
 
 
@@ -100,7 +103,30 @@ def _render_code_cell(cell, outs: list[dict], ctx: RenderContext, labels: dict) 
             body = f'<details class="nb-details" open{md}><summary>{summary}</summary>\n{body}\n</details>'
         # Outputs are what the code printed: left out of the search index, like the code itself.
         blocks.append(f'<div class="nb-output" data-search-exclude{md}>\n{body}\n</div>')
+    if ctx.drift.get(cell.id):
+        blocks.append(drift_html(cell.id, ctx.drift[cell.id], ctx.primary, labels))
     return "\n\n".join(blocks)
+
+
+def drift_html(cell_id: str, drifts: list, primary: str, labels: dict) -> str:
+    """One marker per release whose output differs; each opens on that release's output as a diff against the page's."""
+    items = []
+    for item in drifts:
+        label = labels["drift_" + item.kind].format(version=_minor(item.version))
+        intro = labels["drift_intro"].format(version=item.version, primary=primary)
+        lines = []
+        for line in item.diff():
+            css = {"+": "nb-drift-add", "-": "nb-drift-del", "@": "nb-drift-hunk"}.get(line[:1], "")
+            text = html.escape(line)
+            lines.append(f'<span class="{css}">{text}</span>' if css else text)
+        items.append(f'<details class="nb-drift"><summary>{html.escape(label)}</summary>'
+                     f'<p>{html.escape(intro)}</p><pre class="nb-drift-diff" tabindex="0">' + "\n".join(lines)
+                     + "</pre></details>")
+    return f'<div class="nb-drifts" id="drift-{cell_id}" data-search-exclude>' + "".join(items) + "</div>"
+
+
+def _minor(version: str) -> str:
+    return ".".join(version.split("+")[0].split(".")[:2])
 
 
 def _render_output(out: dict, name: str, ctx: RenderContext, labels: dict) -> str:

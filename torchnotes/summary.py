@@ -28,6 +28,9 @@ def summary(report_path: Path, cache: Cache, against: Path | None = None) -> str
         changed = changed_outputs(pages, json.loads(Path(against).read_text(encoding="utf-8"))["pages"], cache)
         lines += ["#### Outputs changed compared with main", ""]
         lines += [f"- `{page}`: {why}" for page, why in changed] or ["None: every page shows the same outputs as on main."]
+    drift = Path(report_path).with_name("drift.md")  # the publish step's comparison across torch releases
+    if drift.exists() and drift.read_text(encoding="utf-8").strip():
+        lines += ["", drift.read_text(encoding="utf-8").rstrip()]
     return "\n".join(lines) + "\n"
 
 

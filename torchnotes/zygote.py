@@ -38,12 +38,13 @@ class ZygoteFailed(RuntimeError):
 class Zygote:
     """The engine's handle on one zygote process: fork() gives a kernel process running `argv`."""
 
-    def __init__(self, env: dict[str, str]):
+    def __init__(self, env: dict[str, str], python: str = sys.executable):
         # The zygote's environment is the kernels' environment: OMP_NUM_THREADS and friends are read once,
         # when torch's libraries load, which happens in the zygote.
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "torchnotes.zygote"], env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+            [python, "-m", "torchnotes.zygote"], env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
             text=True, start_new_session=True)
+        self.python = python
         self._lock = threading.Lock()
         # What nbclient instantiates for each page: a kernel manager bound to this zygote.
         self.kernel_manager_class = type("ZygoteKernelManager", (ForkedKernelManager,), {"zygote": self})
@@ -103,16 +104,18 @@ class ForkedProcess:
         self.send_signal(signal.SIGTERM)
 
 
-def _is_our_ipykernel(cmd: list[str]) -> bool:
+def _is_our_ipykernel(cmd: list[str], python: str) -> bool:
+    """The kernel is the zygote's interpreter's ipykernel. Compared by the folder of the command, not its real path:
+    every virtual environment of one Python resolves to the same binary, yet each has its own torch."""
     return (len(cmd) >= 3 and cmd[1:3] == ["-m", "ipykernel_launcher"]
-            and os.path.realpath(cmd[0]) == os.path.realpath(sys.executable))
+            and Path(os.path.abspath(cmd[0])).parent == Path(os.path.abspath(python)).parent)
 
 
 class ForkedProvisioner(LocalProvisioner):
     zygote: Zygote | None = None
 
     async def launch_kernel(self, cmd: list[str], **kwargs):
-        if self.zygote is None or not _is_our_ipykernel(cmd):
+        if self.zygote is None or not _is_our_ipykernel(cmd, self.zygote.python):
             return await super().launch_kernel(cmd, **kwargs)
         cwd = str(kwargs.get("cwd") or Path.cwd())
         self.process = self.zygote.fork(cmd[3:], dict(kwargs.get("env") or os.environ), cwd)

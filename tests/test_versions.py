@@ -1,0 +1,196 @@
+"""The version axis with two real torch releases: this environment's (the site's) and 2.13.0's CPU wheel.
+
+One small site in tmp_path has a page whose cells print the same in both releases, print something else in
+2.13 (the version string), vary from run to run (an address, a timing, masked before comparing; the clock,
+tagged volatile) and use an API 2.13 does not have yet. `python -m torchnotes versions` executes it under
+2.13.0 in an environment of its own; both generators then show the markers.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from helpers import code, page
+
+from torchnotes.drift import compare_page, normalise
+from torchnotes.errors import InvalidTags, VersionsInvalid
+from torchnotes.pages import read_page
+from torchnotes.versions import load_versions, pinned_torch
+
+ROOT = Path(__file__).resolve().parent.parent
+OLD = "2.13.0+cpu"  # its wheel lies on this machine's disk (and installs from PyPI's CPU index elsewhere)
+PRIMARY = pinned_torch(ROOT / "requirements.txt")
+
+CELLS = [
+    ("same", code("import torch\nprint(torch.ones(3).sum().item())")),
+    ("differs", code("print(torch.__version__.split('+')[0])")),
+    ("masked", code("import time\nstart = time.perf_counter()\nprint(object())\n"
+                    "print(f'took {time.perf_counter() - start:.6f} s')")),
+    ("volatile", code("print(time.time_ns())", 'tags=["volatile"] reason="prints the clock"')),
+    ("raises", code("print(torch.foreach.__name__)")),  # torch.foreach is new since 2.14
+]
+PAGE_BODY = "".join(f"Cell {name}.\n\n{fence}" for name, fence in CELLS)
+CHANGES = "---\ntitle: {title}\ndescription: Changes.\n---\n\n# {title}\n\n<!-- torchnotes:version-changes -->\n"
+
+
+def run(site: Path, *args: str, envs: Path) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, *args], cwd=site, capture_output=True, text=True, check=False,
+                          env={**__import__("os").environ, "TORCHNOTES_ENVS": str(envs), "NO_MKDOCS_2_WARNING": "1"})
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory) -> Path:
+    root = tmp_path_factory.mktemp("versions")
+    site = root / "site"
+    shutil.copytree(ROOT / "tests" / "fixtures" / "site", site)
+    (site / "requirements.txt").write_text(f"torch=={PRIMARY}\n")
+    (site / "versions.yml").write_text(f'versions:\n  - "{PRIMARY}"\n  - "{OLD}"\n')
+    page(site / "docs", "en/drift.md", PAGE_BODY, title="Drift")
+    page(site / "docs", "zh/drift.md", PAGE_BODY.replace("Cell", "单元"), title="漂移")
+    (site / "docs" / "en" / "versions.md").write_text(CHANGES.format(title="Changes"))
+    (site / "docs" / "zh" / "versions.md").write_text(CHANGES.format(title="版本变化"))
+    config = site / "mkdocs.yml"
+    config.write_text(config.read_text().replace("  - report.md\n", "  - report.md\n  - drift.md\n  - versions.md\n"))
+    return site
+
+
+@pytest.fixture(scope="module")
+def envs(tmp_path_factory) -> Path:
+    return tmp_path_factory.mktemp("envs")
+
+
+@pytest.fixture(scope="module")
+def compared(site, envs) -> subprocess.CompletedProcess:
+    done = run(site, "-m", "torchnotes", "versions", "--report", "drift.md", envs=envs)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    return done
+
+
+@pytest.fixture(scope="module")
+def built(site, compared, envs) -> Path:
+    done = run(site, "-m", "mkdocs", "build", "--strict", "--site-dir", "out", envs=envs)
+    assert done.returncode == 0, done.stderr[-3000:]
+    return site / "out"
+
+
+def drift_blocks(html: str) -> dict[str, str]:
+    """Each cell's markers, by the cell's number (its id is cell-<number>-<hash>)."""
+    return {int(m.group(1)): m.group(0) for m in re.finditer(r'<div class="nb-drifts" id="drift-code-(\d+)-[^"]*".*?</div>', html, re.S)}
+
+
+def test_a_real_difference_is_marked_and_opens_on_a_diff(built):
+    blocks = drift_blocks((built / "drift" / "index.html").read_text())
+    differs = blocks[2]
+    assert "differs in 2.13" in differs
+    assert f'<span class="nb-drift-del">-{PRIMARY}</span>' in differs
+    assert '<span class="nb-drift-add">+2.13.0</span>' in differs
+
+
+def test_identical_masked_and_volatile_outputs_show_nothing(built):
+    blocks = drift_blocks((built / "drift" / "index.html").read_text())
+    assert set(blocks) == {2, 5}, f"markers under cells {sorted(blocks)}; only 2 (version) and 5 (new API) differ"
+
+
+def test_an_older_release_raising_is_shown_as_such(built):
+    raised = drift_blocks((built / "drift" / "index.html").read_text())[5]
+    assert "raises in 2.13" in raised
+    assert "AttributeError" in raised and "foreach" in raised
+
+
+def test_chinese_page_and_provenance_name_the_compared_release(built):
+    zh = (built / "zh" / "drift" / "index.html").read_text()
+    assert "在 2.13 中不同" in drift_blocks(zh)[2] and "在 2.13 中报错" in drift_blocks(zh)[5]
+    assert f"compared with PyTorch {OLD}" in (built / "drift" / "index.html").read_text()
+    assert f"已与 PyTorch {OLD} 对比" in zh
+
+
+def test_changes_page_lists_each_differing_cell_with_a_link_and_the_volatile_reason(built):
+    html = (built / "versions" / "index.html").read_text()
+    assert f"PyTorch {OLD}: 2 cell(s) differ" in html
+    links = re.findall(r'href="\.\./drift/#(drift-code-\d+-[^"]+)"', html)
+    assert [link.split("-")[2] for link in links] == ["2", "5"]
+    page_html = (built / "drift" / "index.html").read_text()
+    assert all(f'id="{link}"' in page_html for link in links)
+    assert "prints the clock" in html
+    assert "1 page(s) raise under this release" in html
+
+
+def test_nothing_changed_runs_nothing(site, compared, envs):
+    again = run(site, "-m", "torchnotes", "versions", envs=envs)
+    assert again.returncode == 0, again.stderr[-2000:]
+    assert re.search(rf"torch {re.escape(OLD)}: \d+ pages: 0 run", again.stdout), again.stdout
+    assert "0 kernels" in again.stdout
+
+
+def test_the_drift_report_names_cells_and_failing_pages(site, compared):
+    report = (site / "drift.md").read_text()
+    assert f"| {OLD} | 4 | 2 |" in report  # two cells on each language's page; both pages raise at cell 5
+
+
+def test_zensical_shows_the_same_markers(site, built, envs):
+    done = run(site, "-m", "torchnotes", "zensical", "--site-dir", "out-zensical", envs=envs)
+    assert done.returncode == 0, done.stderr[-3000:]
+    ours = drift_blocks((built / "drift" / "index.html").read_text())
+    theirs = drift_blocks((site / "out-zensical" / "drift" / "index.html").read_text())
+    assert set(theirs) == set(ours) == {2, 5}
+    assert "differs in 2.13" in theirs[2]
+
+
+def test_two_builds_of_one_release_report_no_drift(tmp_path, make_engine):
+    path = page(tmp_path, "en/a.md", PAGE_BODY.split("Cell raises.")[0])
+    first = make_engine(mode="force").run([path]).results[0]
+    second = make_engine(mode="force").run([path]).results[0]
+    assert first.outputs != second.outputs  # the address, the timing and the clock did change
+    assert compare_page(read_page(path), first.outputs, PRIMARY, {"outputs": second.outputs}) == []
+
+
+def test_masks_keep_real_changes():
+    logged = "W1124 11:04:12.255000 9019 torch/_dynamo/x.py:12] recompiling\n<object at 0x7f3a2c1b5e10> 0.25 ms"
+    assert normalise(logged) == "recompiling\n<object at 0x…> <time>"
+    assert normalise('File "/opt/x/site-packages/torch/nn.py", line 42') == 'File "torch/nn.py", line N'
+    assert normalise("tensor([1., 2.])") != normalise("tensor([1., 3.])")
+
+
+def test_a_version_listed_twice_is_refused(tmp_path):
+    (tmp_path / "requirements.txt").write_text(f"torch=={PRIMARY}\n")
+    (tmp_path / "versions.yml").write_text(f'versions: ["{PRIMARY}", "2.13.0", "2.13.0"]\n')
+    with pytest.raises(VersionsInvalid, match=r"2\.13\.0 is listed twice \(entries 2 and 3\)"):
+        load_versions(tmp_path, tmp_path / "requirements.txt")
+
+
+def test_volatile_without_a_reason_is_refused(tmp_path):
+    path = page(tmp_path, "en/a.md", code("print(1)", 'tags=["volatile"]'))
+    with pytest.raises(InvalidTags, match=r"tag 'volatile' needs reason="):
+        read_page(path)
+
+
+def test_a_version_pip_cannot_install_leaves_nothing_behind(site, tmp_path):
+    bad = tmp_path / "bad"
+    shutil.copytree(site, bad, ignore=shutil.ignore_patterns("out*", ".cache"))
+    (bad / "versions.yml").write_text(f'versions:\n  - "{PRIMARY}"\n  - "2.13.99"\n')
+    done = run(bad, "-m", "torchnotes", "versions", envs=tmp_path / "envs")
+    assert done.returncode == 1
+    assert "pip cannot install torch 2.13.99" in done.stderr
+    assert not any((tmp_path / "envs").glob("torch-2.13.99*")), "a half-made environment was left"
+
+
+def test_a_deleted_environment_is_made_again_with_a_message(site, compared, envs):
+    made = next(envs.glob(f"torch-{OLD}-*"))
+    shutil.rmtree(made)
+    again = run(site, "-m", "torchnotes", "versions", envs=envs)
+    assert again.returncode == 0, again.stderr[-2000:]
+    assert f"the environment {made} was deleted since the last build; creating it again" in again.stdout
+    assert made.is_dir()
+    assert re.search(rf"torch {re.escape(OLD)}: \d+ pages: 0 run", again.stdout)  # same key: the cache still serves
+
+
+def test_check_lists_every_volatile_cell_with_its_reason(site, built, envs):
+    done = run(site, "-m", "torchnotes", "check", envs=envs)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "volatile: docs/en/drift.md (code cell 4): prints the clock" in done.stdout
+    assert "volatile: docs/zh/drift.md (code cell 4): prints the clock" in done.stdout
