@@ -194,3 +194,55 @@ def test_check_lists_every_volatile_cell_with_its_reason(site, built, envs):
     assert done.returncode == 0, done.stdout + done.stderr
     assert "volatile: docs/en/drift.md (code cell 4): prints the clock" in done.stdout
     assert "volatile: docs/zh/drift.md (code cell 4): prints the clock" in done.stdout
+
+
+def test_the_pr_summary_includes_drift(site, built, envs):
+    done = run(site, "-m", "torchnotes", "summary", envs=envs)
+    assert done.returncode == 0, done.stderr
+    assert "Outputs across PyTorch releases" in done.stdout and f"| {OLD} | 4 | 2 |" in done.stdout
+
+
+@pytest.mark.parametrize("new, expected", [
+    ("2.16.0", ["2.16.0", "2.15.0", "2.14.1", "2.13.0"]),  # a new minor: the oldest minor drops out
+    ("2.15.1", ["2.15.1", "2.14.1", "2.13.0", "2.12.1"]),  # a patch release replaces its minor's
+])
+def test_upgrade_keeps_the_newest_and_three_minors_before_it(new, expected):
+    from torchnotes.upgrade import next_versions
+
+    assert next_versions(new, ("2.15.0", "2.14.1", "2.13.0", "2.12.1")) == expected
+
+
+def test_an_upgrade_pip_cannot_install_leaves_both_files_as_they_were(site, tmp_path, envs):
+    bad = tmp_path / "bad"
+    shutil.copytree(site, bad, ignore=shutil.ignore_patterns("out*", ".cache"))
+    before = {name: (bad / name).read_text() for name in ("requirements.txt", "versions.yml")}
+    done = run(bad, "-m", "torchnotes", "upgrade", "2.13.99", envs=envs)
+    assert done.returncode == 1
+    assert "pip cannot install torch 2.13.99; requirements.txt and versions.yml are as they were" in done.stderr
+    assert {name: (bad / name).read_text() for name in before} == before
+
+
+def test_upgrade_rewrites_the_pin_and_the_list_then_runs_every_version(site, tmp_path, monkeypatch):
+    """pip and the versions run are stood in for: installing another torch into this environment is not a test."""
+    import torchnotes.upgrade as upgrade_module
+    from torchnotes.settings import load
+
+    copy = tmp_path / "copy"
+    shutil.copytree(site, copy, ignore=shutil.ignore_patterns("out*", ".cache"))
+    (copy / "versions.yml").write_text(f'# the list\nversions:\n  - "{PRIMARY}"\n  - "2.14.1"\n  - "2.13.0"\n  - "2.12.1"\n')
+    commands = []
+
+    def fake_run(command, **kwargs):
+        commands.append(command)
+        return subprocess.CompletedProcess(command, 0, "", "")
+
+    monkeypatch.setattr(upgrade_module.subprocess, "run", fake_run)
+    monkeypatch.chdir(copy)
+    code_ = upgrade_module.upgrade(load(Path("mkdocs.yml")), "2.16.0", Path("report.md"), Path("mkdocs.yml"))
+    assert code_ == 0
+    assert (copy / "requirements.txt").read_text() == "torch==2.16.0\n"
+    listed = load_versions(Path("."), Path("requirements.txt"))
+    assert listed.all == ("2.16.0", PRIMARY, "2.14.1", "2.13.0")
+    assert (copy / "versions.yml").read_text().startswith("# the list\n")
+    assert "install" in commands[0] and "requirements.txt" in commands[0][-1]
+    assert commands[1][-3:] == ["versions", "--report", "report.md"]
