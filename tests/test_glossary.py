@@ -7,8 +7,15 @@ from pathlib import Path
 import pytest
 
 from torchnotes.cli import main
-from torchnotes.glossary import (ForbiddenTerm, GlossaryError, MissingTerm, check_terms, find_forbidden, find_missing,
-                                 read_glossary)
+from torchnotes.glossary import (
+    ForbiddenTerm,
+    GlossaryError,
+    MissingTerm,
+    check_terms,
+    find_forbidden,
+    find_missing,
+    read_glossary,
+)
 
 ROOT = Path(__file__).resolve().parent.parent
 
