@@ -7,7 +7,15 @@ from pathlib import Path
 import pytest
 
 from torchnotes.cli import main
-from torchnotes.glossary import ForbiddenTerm, GlossaryError, check_terms, find_forbidden, read_glossary
+from torchnotes.glossary import (
+    ForbiddenTerm,
+    GlossaryError,
+    MissingTerm,
+    check_terms,
+    find_forbidden,
+    find_missing,
+    read_glossary,
+)
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -107,3 +115,86 @@ def test_check_command_fails_on_a_planted_variant(tmp_path, capsys, monkeypatch)
     assert main(["check"]) == 1
     err = capsys.readouterr().err
     assert "docs/zh/p.md:8: '步长' is not the glossary's term: use 步幅 (stride)" in err
+
+
+# The other direction: a concept the English page uses needs the glossary's term on the Chinese page.
+
+TWO_STEPS = GLOSSARY.replace("| copy | 复制 / 副本 | 拷贝 |\n", """| copy | 复制 / 副本 | 拷贝 |
+| step（`arange` 的参数） | 间距 | 步长 |
+| step（`optimizer.step()` 的一次更新） | 一步 | 迭代步 |
+| backward pass, backpropagation | 反向传播 | 反传 |
+| batch size | 批大小 | 批次大小 |
+""")
+
+
+def pair(tmp_path, english, chinese):
+    (tmp_path / "en").mkdir(exist_ok=True)
+    (tmp_path / "zh").mkdir(exist_ok=True)
+    return page(tmp_path / "en", english), page(tmp_path / "zh", chinese)
+
+
+def test_english_names_of_a_row_leave_out_notes_and_code(tmp_path):
+    path = page(tmp_path, TWO_STEPS, "CONTRIBUTING.zh.md")
+    names = [t.names for t in read_glossary(path)]
+    assert names == [("stride",), ("buffer",), ("copy",), ("step",), ("step",), ("backward pass", "backpropagation"),
+                     ("batch size",)]
+
+
+def test_a_planted_page_without_the_term_names_both_files_and_the_term(tmp_path, glossary):
+    en, zh = pair(tmp_path, "# Modules\n\nA module keeps its buffers in `state_dict()`.\n",
+                  "# 模块\n\n模块把 buffer 保存在 `state_dict()` 中。\n")
+    errors = find_missing(en, zh, read_glossary(glossary))
+    assert [type(e) for e in errors] == [MissingTerm]
+    assert errors[0].path == zh
+    assert errors[0].message.startswith(
+        f"{zh}: {en}:3 uses 'buffers' (glossary: buffer), but this page never writes the glossary's term 缓冲区")
+    zh.write_text("# 模块\n\n模块把缓冲区 (buffer) 保存在 `state_dict()` 中。\n", encoding="utf-8")
+    assert find_missing(en, zh, read_glossary(glossary)) == []
+
+
+@pytest.mark.parametrize("english, chinese, missing", [
+    ("Copies share nothing.\n", "它们互不共享。\n", ["copy"]),  # plural of a word ending in y
+    ("A copy.\n", "一份副本。\n", []),  # any of the terms to use
+    ("Call `x.copy_(y)`.\n", "调用 `x.copy_(y)`。\n", []),  # inline code is not a use
+    ("```python\nbuf = model.buffers()\n```\n", "```python\nbuf = model.buffers()\n```\n", []),  # nor code
+    ("See [this](https://example.org/stride.html).\n", "见[这里](https://example.org/stride.html)。\n", []),
+    ("Strides and buffers.\n", "步幅。\n", ["buffer"]),
+    ("A stride.\n", "```python\n# 步幅\n```\n", ["stride"]),  # the Chinese term must be in prose too
+    ("Restrided tensors.\n", "张量。\n", []),  # a word, not part of one
+])
+def test_what_counts_as_a_use(tmp_path, glossary, english, chinese, missing):
+    en, zh = pair(tmp_path, english, chinese)
+    errors = find_missing(en, zh, read_glossary(glossary))
+    assert [e.reason.split("(glossary: ")[1].split(")")[0] for e in errors] == missing
+
+
+@pytest.mark.parametrize("english, missing", [
+    ("Take one step.\n", []),  # `step` is on two rows: two concepts, only the forbidden variants are checked
+    ("Two backward passes.\n", ["backward pass, backpropagation"]),  # any of the row's English terms
+    ("Backpropagation.\n", ["backward pass, backpropagation"]),
+    ("The batch-size is 4.\n", ["batch size"]),  # space or hyphen
+])
+def test_terms_on_two_rows_and_rows_with_two_terms(tmp_path, english, missing):
+    glossary = page(tmp_path, TWO_STEPS, "CONTRIBUTING.zh.md")
+    en, zh = pair(tmp_path, english, "一页。\n")
+    errors = find_missing(en, zh, read_glossary(glossary))
+    assert [e.reason.split("(glossary: ")[1].split(")")[0] for e in errors] == missing
+
+
+def test_check_command_requires_the_term_where_the_english_page_uses_it(tmp_path, capsys, monkeypatch):
+    (tmp_path / "docs" / "en").mkdir(parents=True)
+    (tmp_path / "docs" / "zh").mkdir(parents=True)
+    (tmp_path / "docs" / "en" / "p.md").write_text(
+        "---\ntitle: P\ndescription: A page.\n---\n\n# P\n\nEach dimension has a stride.\n")
+    zh = tmp_path / "docs" / "zh" / "p.md"
+    front = "---\ntitle: 页\ndescription: 一页。\n---\n\n# 页\n\n"
+    zh.write_text(front + "每个维度都有一个 stride。\n", encoding="utf-8")
+    (tmp_path / "mkdocs.yml").write_text("site_name: t\nplugins:\n  - torchnotes\n", encoding="utf-8")
+    (tmp_path / "CONTRIBUTING.zh.md").write_text(GLOSSARY, encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    assert main(["check"]) == 1
+    err = capsys.readouterr().err
+    assert ("docs/zh/p.md: docs/en/p.md:8 uses 'stride' (glossary: stride), "
+            "but this page never writes the glossary's term 步幅") in err
+    zh.write_text(front + "每个维度都有一个步幅 (stride)。\n", encoding="utf-8")
+    assert main(["check"]) == 0

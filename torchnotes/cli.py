@@ -135,7 +135,7 @@ def main(argv: list[str] | None = None) -> int:
         glossary = cfg["root"] / "CONTRIBUTING.zh.md"
         if "zh" in langs and glossary.exists():
             # One term per concept on the Chinese pages: the 术语表 in CONTRIBUTING.zh.md.
-            errors += check_terms(page_paths(docs, "zh"), glossary)
+            errors += check_terms(page_paths(docs, "zh"), glossary, docs / "en" if "en" in langs else None, docs / "zh")
         for error in errors:
             print(error.message, file=sys.stderr)
         gpu_note = f" ({len(gpu_warnings)} GPU recording warning(s))" if gpu_warnings and not args.strict_gpu else ""

@@ -3,6 +3,11 @@
 The table has three columns: the English term, the Chinese term to use, and the forbidden variants
 (separated by 、; a note in （…） after a variant is for the reader only). A forbidden variant inside one of
 the terms to use (缓冲 in 缓冲区) is not reported. Code fences and inline code are not checked.
+
+The check also runs the other way: where the English page uses a term (any of the English cell's terms,
+separated by commas, as a word, in the singular or plural, outside code), the Chinese page must use one of
+the row's terms to use. An English term listed on two rows (`step`) names two concepts, so only its
+forbidden variants are checked.
 """
 
 from __future__ import annotations
@@ -24,15 +29,26 @@ class ForbiddenTerm(NotebookError):
     hint = "Use the term from the 术语表 (glossary) in CONTRIBUTING.zh.md; code and inline code are not checked."
 
 
+class MissingTerm(NotebookError):
+    hint = ("Where the English page uses a glossary concept, write the 术语表's Chinese term (CONTRIBUTING.zh.md) "
+            "in the Chinese page's prose, e.g. 缓冲区 (buffer) the first time; code and inline code do not count.")
+
+
 @dataclass(frozen=True)
 class Term:
     english: str
     use: tuple[str, ...]
     forbidden: tuple[str, ...]
 
+    @property
+    def names(self) -> tuple[str, ...]:
+        """The English terms of the row: the cell without its notes, split at commas."""
+        return tuple(" ".join(name.split()) for name in _words(self.english, ",，"))
+
 
 def _words(cell: str, separators: str) -> tuple[str, ...]:
-    cell = re.sub(r"[（(][^）)]*[）)]|`[^`]*`", "", cell)
+    # Inline code first: a call such as `step()` inside a note would end the note early.
+    cell = re.sub(r"[（(][^）)]*[）)]", "", re.sub(r"`[^`]*`", "", cell))
     return tuple(word.strip() for word in re.split(f"[{separators}]", cell) if word.strip())
 
 
@@ -96,9 +112,53 @@ def find_forbidden(path: Path, terms: list[Term]) -> list[ForbiddenTerm]:
     return errors
 
 
-def check_terms(pages: list[Path], glossary: Path) -> list[NotebookError]:
+def _english_pattern(name: str) -> re.Pattern:
+    """`name` as a word, singular or plural, words joined by spaces or hyphens (in-place, in place)."""
+    words = [re.escape(word) for word in re.split(r"[\s-]+", name)]
+    last = words[-1]
+    plural = f"(?:{last[:-1]}(?:y|ies)|{last}(?:s|es)?)" if last.endswith("y") and last[-2:-1] not in "aeiou" \
+        else f"{last}(?:s|es)?"
+    return re.compile(r"(?<![\w-])" + r"[\s-]+".join([*words[:-1], plural]) + r"(?![\w-])", re.IGNORECASE)
+
+
+def _plain_prose(path: Path):
+    """Prose lines without link targets and URLs, which name files, not concepts."""
+    for number, line in _prose_lines(path.read_text(encoding="utf-8")):
+        yield number, re.sub(r"\]\([^)]*\)|<https?://[^>]*>|https?://\S+", " ", line)
+
+
+def find_missing(english: Path, chinese: Path, terms: list[Term]) -> list[MissingTerm]:
+    """Each glossary concept the English page uses whose Chinese term the Chinese page never writes."""
+    counts: dict[str, int] = {}
+    for term in terms:
+        for name in term.names:
+            counts[name.lower()] = counts.get(name.lower(), 0) + 1
+    english_lines = list(_plain_prose(english))
+    chinese_text = "\n".join(line for _, line in _prose_lines(chinese.read_text(encoding="utf-8")))
+    errors = []
+    for term in terms:
+        names = [name for name in term.names if counts[name.lower()] == 1]
+        used = next(((number, match.group()) for number, line in english_lines for name in names
+                     for match in [_english_pattern(name).search(line)] if match), None)
+        if used is None or any(word in chinese_text for word in term.use):
+            continue
+        number, word = used
+        errors.append(MissingTerm(chinese, f"{english}:{number} uses '{word}' (glossary: {', '.join(term.names)}), but this page never "
+                                           f"writes the glossary's term {' / '.join(term.use)}"))
+    return errors
+
+
+def check_terms(pages: list[Path], glossary: Path, english_dir: Path | None = None,
+                chinese_dir: Path | None = None) -> list[NotebookError]:
+    """Forbidden variants on the Chinese `pages`; with both folders, also the terms their English twins need."""
     try:
         terms = read_glossary(glossary)
     except GlossaryError as error:
         return [error]
-    return [error for page in pages for error in find_forbidden(page, terms)]
+    errors: list[NotebookError] = [error for page in pages for error in find_forbidden(page, terms)]
+    if english_dir is not None and chinese_dir is not None:
+        for page in pages:
+            twin = Path(english_dir) / Path(page).relative_to(chinese_dir)
+            if twin.exists():
+                errors += find_missing(twin, page, terms)
+    return errors
