@@ -19,7 +19,6 @@ from torchnotes.errors import CellFailed, NotExecuted
 from torchnotes.execute import Execution
 from torchnotes.pages import read_page
 
-
 NUMPY = importlib.metadata.version("numpy")  # what a real kernel would record, so the engine's own look-up agrees
 
 
