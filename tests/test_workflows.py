@@ -86,8 +86,10 @@ def test_torch_is_pypis_wheel_kept_in_pips_cache(workflow, job):
 def test_the_version_matrix_runs_in_the_deploy_and_is_merged_before_the_build():
     flow = load(FLOWS / "deploy.yml")
     versions, build = flow["jobs"]["versions"], flow["jobs"]["build"]
-    assert versions["strategy"]["matrix"]["version"] == "${{ fromJSON(needs.plan.outputs.versions) }}"
-    assert any('versions --only "$VERSION"' in s.get("run", "") for s in versions["steps"])
+    assert versions["strategy"]["matrix"] == "${{ fromJSON(needs.plan.outputs.versions) }}"  # versions x shards
+    assert any('versions --only "$VERSION" $PAGES' in s.get("run", "") for s in versions["steps"])
+    plan = next(s for s in flow["jobs"]["plan"]["steps"] if s.get("id") == "plan")["run"]
+    assert "versions --matrix" in plan and "$v[] as $version" in plan
     assert "versions" in build["needs"]
     download = next(s for s in build["steps"] if s.get("uses", "").startswith("actions/download-artifact@"))
     assert download["with"]["pattern"] == "cache-*"  # shards and releases alike

@@ -90,6 +90,7 @@ def main(argv: list[str] | None = None) -> int:
     zen.add_argument("--site-dir", type=Path, default=Path("site-zensical"))
     vs = sub.add_parser("versions", help="execute every page under each compared torch release (versions.yml) and "
                                          "report which outputs differ")
+    vs.add_argument("pages", nargs="*", type=Path, help="only these pages (a shard of the deploy workflow)")
     vs.add_argument("--only", action="append", metavar="VERSION", help="only this compared release (repeatable)")
     vs.add_argument("--report", type=Path, help="also write the Markdown drift report to this file")
     vs.add_argument("--matrix", action="store_true", help="print the compared releases as a JSON list and stop "
@@ -167,7 +168,7 @@ def main(argv: list[str] | None = None) -> int:
             return upgrade(s, args.version, args.report, args.config_file)
         if args.matrix:
             return print_matrix(s)
-        return versions_command(s, everything, args.only, args.report)
+        return versions_command(s, args.pages or everything, args.only, args.report)
     env = probe(cfg["root"] / cfg["requirements"])
     if args.command in ("render", "zensical"):
         from .publish import Publisher
