@@ -1,5 +1,7 @@
 import os
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -34,6 +36,34 @@ def pytest_runtest_makereport(item, call):
         report.outcome = "failed"
         report.longrepr = (f"{reason}\nUnder CI=true the browser tests must run, not skip: "
                            "run 'bash scripts/setup.sh --browser' in the workflow before the tests.")
+
+
+@pytest.fixture(scope="session")
+def built_site(tmp_path_factory, worker_id) -> Path:
+    """The whole site built with mkdocs --strict: TORCHNOTES_SITE (scripts/test.sh builds it before the suite), or
+    built here once per run, shared by every pytest-xdist worker (the first builds, the others wait for it)."""
+    from filelock import FileLock
+
+    given = os.environ.get("TORCHNOTES_SITE")
+    if given:
+        site = Path(given) if Path(given).is_absolute() else ROOT / given
+        assert (site / "index.html").exists() and (site / "zh" / "index.html").exists(), f"TORCHNOTES_SITE={given}: no built site"
+        return site
+    shared = tmp_path_factory.getbasetemp() if worker_id == "master" else tmp_path_factory.getbasetemp().parent
+    site = shared / "built-site"
+    with FileLock(str(shared / "built-site.lock")):
+        if not (site / "index.html").exists():
+            done = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "-d", str(site)], cwd=ROOT,
+                                  env=dict(os.environ, NO_MKDOCS_2_WARNING="1"), capture_output=True, text=True)
+            if done.returncode != 0:
+                pytest.fail(f"mkdocs build failed ({done.returncode}):\n{done.stderr[-4000:]}", pytrace=False)
+    return site
+
+
+@pytest.fixture(scope="session")
+def worker_id(request) -> str:
+    """pytest-xdist's worker name ('master' without workers); its own fixture of that name wins when it is loaded."""
+    return getattr(request.config, "workerinput", {}).get("workerid", "master")
 
 
 @pytest.fixture(scope="session")

@@ -6,10 +6,7 @@ It is served on 127.0.0.1 under its deployment path (site_url's path), as GitHub
 
 from __future__ import annotations
 
-import os
 import re
-import subprocess
-import sys
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -32,7 +29,6 @@ from browser_support import (
 
 ROOT = Path(__file__).resolve().parent.parent
 AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
-SCREENSHOTS = ROOT / "test-artifacts" / "screenshots"
 VIEWPORT = {"width": 1280, "height": 900}
 
 pytestmark = pytest.mark.browser
@@ -40,22 +36,8 @@ pytestmark = pytest.mark.browser
 # --- fixtures ---------------------------------------------------------------------------------------------
 
 @pytest.fixture(scope="session")
-def site_dir(tmp_path_factory) -> Path:
-    given = os.environ.get("TORCHNOTES_SITE")
-    if given:
-        site = Path(given)
-        if not site.is_absolute():
-            site = ROOT / site
-        assert (site / "index.html").exists(), f"TORCHNOTES_SITE={given} holds no built site"
-        return site
-    site = tmp_path_factory.mktemp("site")
-    env = dict(os.environ, NO_MKDOCS_2_WARNING="1")
-    build = subprocess.run(
-        [sys.executable, "-m", "mkdocs", "build", "--strict", "-f", str(ROOT / "mkdocs.yml"), "-d", str(site)],
-        cwd=ROOT, env=env, capture_output=True, text=True, timeout=3600)
-    if build.returncode != 0:
-        pytest.fail(f"mkdocs build failed ({build.returncode}):\n{build.stderr[-4000:]}", pytrace=False)
-    return site
+def site_dir(built_site) -> Path:
+    return built_site
 
 
 @pytest.fixture(scope="session")
@@ -424,12 +406,11 @@ def _slug(rel: str) -> str:
     return rel.strip("/").replace("/", "-") or "home"
 
 
-def test_screenshots_of_key_pages(browser, server):
+def test_screenshots_of_key_pages(browser, server, tmp_path):
     """Light pages in both languages, then dark ones in a context whose system preference is dark.
 
     Material remembers the chosen palette in localStorage, so each scheme gets a context of its own.
     """
-    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     plan = {"light": SHOTS, "dark": ["autograd/graph/"]}
     small, problems = [], []
     for scheme, pages in plan.items():
@@ -446,7 +427,7 @@ def test_screenshots_of_key_pages(browser, server):
                     want = "slate" if scheme == "dark" else "default"
                     got = page.locator("body").get_attribute("data-md-color-scheme")
                     assert got == want, f"/{url}: colour scheme {got!r} with a {scheme} system preference"
-                    path = SCREENSHOTS / f"{lang}-{_slug(rel)}-{scheme}.png"
+                    path = tmp_path / f"{lang}-{_slug(rel)}-{scheme}.png"
                     page.screenshot(path=str(path))
                     if path.stat().st_size <= 20_000:
                         small.append(f"{path.name}: {path.stat().st_size} bytes")

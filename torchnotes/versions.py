@@ -184,8 +184,14 @@ def state_path(settings: Settings, version: str) -> Path:
     return settings.path("cache_dir") / STATE_DIR / f"{version}.json"
 
 
+STATE_KEYS = {"version", "env", "kernel", "packages", "env_path", "python"}
+
+
 def read_state(settings: Settings, version: str) -> dict | None:
-    return kept.load(state_path(settings, version))
+    """What the release's last run recorded; None when it has not run (or ran with an older engine, whose state
+    lacks what this one needs: `versions` writes it again)."""
+    state = kept.load(state_path(settings, version))
+    return state if state is not None and STATE_KEYS <= set(state) else None
 
 
 def compared_engine(settings: Settings, state: dict, *, mode: str = "off", log=print) -> Engine:
