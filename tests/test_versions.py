@@ -34,7 +34,8 @@ CELLS = [
     ("volatile", code("print(time.time_ns())", 'tags=["volatile"] reason="prints the clock"')),
     ("raises", code("print(torch.foreach.__name__)")),  # torch.foreach is new since 2.14
 ]
-PAGE_BODY = "".join(f"Cell {name}.\n\n{fence}" for name, fence in CELLS)
+PAGE_BODY = ("Built with PyTorch {{ torch_version }} ({{ torch_release }}); `{{ torch_version }}` is code.\n\n"
+             + "".join(f"Cell {name}.\n\n{fence}" for name, fence in CELLS))
 CHANGES = "---\ntitle: {title}\ndescription: Changes.\n---\n\n# {title}\n\n<!-- torchnotes:version-changes -->\n"
 
 
@@ -135,6 +136,11 @@ def test_the_drift_report_names_cells_and_failing_pages(site, compared):
 def test_zensical_shows_the_same_markers(site, built, envs):
     done = run(site, "-m", "torchnotes", "zensical", "--site-dir", "out-zensical", envs=envs)
     assert done.returncode == 0, done.stderr[-3000:]
+    release = PRIMARY.split("+")[0]
+    for html in ((built / "drift" / "index.html").read_text(), (site / "out-zensical" / "drift" / "index.html").read_text()):
+        # {{ torch_version }} in prose: the build's number, in both generators; in code it stays as written.
+        assert f"Built with PyTorch {release.rsplit('.', 1)[0]} ({release})" in html
+        assert "<code>{{ torch_version }}</code>" in html
     ours = drift_blocks((built / "drift" / "index.html").read_text())
     theirs = drift_blocks((site / "out-zensical" / "drift" / "index.html").read_text())
     assert set(theirs) == set(ours) == {2, 5}

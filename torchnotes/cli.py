@@ -38,7 +38,8 @@ from .safety import check_prose
 from .settings import load as load_settings
 from .shards import matrix, plan, previous_durations, split
 from .summary import summary
-from .versions import FAILED_DIR, compared_keys, merge_states
+from .tokens import check_tokens
+from .versions import FAILED_DIR, compared_keys, merge_states, pinned_torch
 
 
 def parse_shard(text: str) -> tuple[int, int]:
@@ -115,11 +116,12 @@ def main(argv: list[str] | None = None) -> int:
         errors: list[NotebookError] = (check_translations(docs, langs) + check_untranslated(docs, langs)
                                        + check_pairs(docs, notebooks, langs))
         readable = []
+        pinned = pinned_torch(cfg["root"] / cfg["requirements"])
         for lang in langs:
             for path in page_paths(docs, lang):
                 try:
                     parsed = read_page(path)
-                    errors += check_prose(path, parsed)
+                    errors += check_prose(path, parsed) + check_tokens(path, pinned)
                 except NotebookError as error:
                     errors.append(error)
                 else:

@@ -178,3 +178,12 @@ class VersionsInvalid(NotebookError):
 class VersionInstallFailed(NotebookError):
     """pip could not install a listed torch release into its environment."""
     hint = "check the version exists on PyPI for this Python (pip index versions torch), or remove it from versions.yml"
+
+
+class UnknownToken(NotebookError):
+    hint = "write {{ torch_version }} (e.g. 2.15) or {{ torch_release }} (e.g. 2.15.0); see CONTRIBUTING.md"
+
+
+class LiteralVersion(NotebookError):
+    hint = ("a statement about the version this site is built with takes {{ torch_version }} or {{ torch_release }}; "
+            "a historical fact names an older release ('since 2.6')")

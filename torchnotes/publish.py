@@ -23,7 +23,7 @@ from pathlib import Path
 import nbformat
 import yaml
 
-from . import recorded
+from . import recorded, tokens
 from .cache import Cache
 from .changes import CHANGES_MARKER, DRIFT_REPORT, changes_markdown, compare, drift_report
 from .checks import as_paired, check_translations, notebook_text, page_paths, paired_notebook
@@ -76,6 +76,7 @@ class Publisher:
         s = self.settings
         out = Path(out) if out is not None else s.path("publish_dir")
         errors: list[NotebookError] = check_translations(s.docs_dir, s.languages)
+        errors += [e for path in self.pages() for e in tokens.check_tokens(path, None)]
         # A damaged GPU recording stops the build, naming the file; stale or missing ones are warnings.
         gpu_warnings, gpu_errors = recorded.check(self.store, self.pages())
         errors += gpu_errors
@@ -128,7 +129,8 @@ class Publisher:
 
         ctx = RenderContext(lang=lang, device=self.env.device, cuda=self.env.cuda, image_sink=image, stem=stem,
                             recorded={} if self.env.cuda else self.store.states(page),
-                            drift=self.comparison.by_cell(result.page), primary=self.comparison.primary)
+                            drift=self.comparison.by_cell(result.page), primary=self.comparison.primary,
+                            tokens=tokens.values(self.env.torch))
         body = render_markdown(page, result.outputs, ctx)
         if CHANGES_MARKER in body:
             body = body.replace(CHANGES_MARKER, changes_markdown(self.comparison, report.results, lang, s.docs_dir, s.root))
@@ -136,7 +138,8 @@ class Publisher:
             gpu = recorded.report_markdown(recorded.report_rows(self.store, s.docs_dir, lang), lang)
             body = body.replace(REPORT_MARKER, report_markdown(report, lang, s.root, s.docs_dir) + "\n" + gpu)
         if result.status != "static":
-            write(assets / f"{stem}.ipynb", notebook_text(executed_notebook(page, result.outputs)).encode())
+            executed = executed_notebook(page, result.outputs, tokens.values(self.env.torch))
+            write(assets / f"{stem}.ipynb", notebook_text(executed).encode())
             body = _after_title(body, self._provenance(result, page, lang, stem, rel_in_lang))
         write(target, (front_matter(page) + body).encode())
 
@@ -200,11 +203,14 @@ class Publisher:
                         published.written.append(dst)
 
 
-def executed_notebook(page: Page, outputs: dict[str, list[dict]]) -> nbformat.NotebookNode:
-    """The page as a notebook with its outputs, each under the cell whose id it was stored by."""
+def executed_notebook(page: Page, outputs: dict[str, list[dict]], values: dict | None = None) -> nbformat.NotebookNode:
+    """The page as a notebook with its outputs, each under the cell whose id it was stored by, and the prose's
+    tokens replaced (values: torchnotes.tokens.values of the build's torch)."""
     notebook = as_paired(page.notebook)
     count = 0
     for cell in notebook.cells:
+        if cell.cell_type == "markdown" and values:
+            cell.source = tokens.substitute(cell.source, values)
         if cell.cell_type != "code" or not outputs.get(cell.id):
             continue
         count += 1

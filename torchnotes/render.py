@@ -22,6 +22,7 @@ from .execute import runnable
 from .pages import Page
 from .recorded import Recorded, cell_html
 from .strings import strings
+from .tokens import substitute
 from .zh import join_cjk_lines
 
 # Tracebacks name files inside this machine's site-packages; readers need the package path, not ours.
@@ -45,6 +46,8 @@ class RenderContext:
     # What other torch releases print where it differs (drift.CellDrift), by cell id; primary: the site's release.
     drift: dict = field(default_factory=dict)
     primary: str = ""
+    # {{ torch_version }} and friends in prose (torchnotes.tokens), from the build's environment.
+    tokens: dict = field(default_factory=dict)
 
 
 
@@ -55,7 +58,7 @@ def render_markdown(page: Page, outputs: dict[str, list[dict]], ctx: RenderConte
     for cell in page.notebook.cells:
         if cell.cell_type != "code":
             # A line break between two Chinese characters would show as a space in the browser.
-            parts.append(join_cjk_lines(cell.source))
+            parts.append(join_cjk_lines(substitute(cell.source, ctx.tokens)))
             continue
         parts.append(_render_code_cell(cell, outputs.get(cell.id, []), ctx, labels))
     return "\n\n".join(p for p in parts if p) + "\n"
