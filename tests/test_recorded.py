@@ -329,7 +329,7 @@ def test_deploy_uses_a_gpu_shard_only_when_the_repository_has_a_runner():
     assert gpu["if"] == "${{ vars.GPU_RUNNER == 'true' }}" and gpu["runs-on"] == ["self-hosted", "gpu"]
     assert any("scripts/record_gpu.sh" in s.get("run", "") for s in gpu["steps"])
     build = flow["jobs"]["build"]
-    assert set(build["needs"]) == {"execute", "execute-gpu"}
+    assert set(build["needs"]) == {"execute", "versions", "execute-gpu"}
     assert "needs.execute-gpu.result == 'skipped'" in build["if"]
     steps = build["steps"]
     fetch = next(i for i, s in enumerate(steps) if s.get("with", {}).get("name") == "recorded-gpu")

@@ -13,9 +13,7 @@ import ast
 import datetime
 import hashlib
 import json
-import os
 import re
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -23,6 +21,7 @@ from .environment import Environment
 from .errors import CacheCorrupted
 from .inputs import changes, snapshot
 from .pages import code_fingerprint  # noqa: F401  (re-exported: the key's view of code)
+from .storage import digest, write_atomically
 
 
 def engine_sources(folder: Path = Path(__file__).parent, start: str = "engine.py") -> list[str]:
@@ -49,10 +48,10 @@ def engine_sources(folder: Path = Path(__file__).parent, start: str = "engine.py
 
 def engine_version(folder: Path = Path(__file__).parent) -> str:
     """A hash of the engine's own source: editing it re-executes pages without a manual version bump."""
-    digest = hashlib.sha256()
+    running = hashlib.sha256()
     for name in engine_sources(folder):
-        digest.update(name.encode() + b"\0" + (Path(folder) / name).read_bytes() + b"\0")
-    return digest.hexdigest()[:16]
+        running.update(name.encode() + b"\0" + (Path(folder) / name).read_bytes() + b"\0")
+    return running.hexdigest()[:16]
 
 
 ENGINE_VERSION = engine_version()
@@ -130,20 +129,7 @@ class Cache:
         return body
 
     def put(self, key: str, body: dict) -> None:
-        self.folder.mkdir(parents=True, exist_ok=True)
-        data = json.dumps({"sha256": _digest(body), "body": body}, ensure_ascii=False).encode()
-        # Write beside the target and rename: readers see the old entry or the new one, never half of one,
-        # and two builds writing the same key both leave a whole file.
-        fd, tmp = tempfile.mkstemp(dir=self.folder, prefix=f".{key[:12]}.", suffix=".tmp")
-        try:
-            with os.fdopen(fd, "wb") as handle:
-                handle.write(data)
-                handle.flush()
-                os.fsync(handle.fileno())
-            os.replace(tmp, self.path(key))
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+        write_atomically(self.path(key), json.dumps({"sha256": _digest(body), "body": body}, ensure_ascii=False).encode())
 
     def discard(self, key: str) -> None:
         self.path(key).unlink(missing_ok=True)
@@ -161,8 +147,7 @@ class Cache:
         return removed
 
 
-def _digest(body) -> str:
-    return hashlib.sha256(json.dumps(body, sort_keys=True, ensure_ascii=False).encode()).hexdigest()
+_digest = digest
 
 
 def merge(sources: list[Path], target: Path) -> tuple[int, list[CacheCorrupted]]:

@@ -7,7 +7,6 @@ import concurrent.futures
 import json
 import os
 import sys
-import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field, fields, replace
@@ -19,6 +18,7 @@ from .errors import BuildTimeout, NotebookError, NotExecuted
 from .execute import Options, execute_page, kernel_env
 from .locks import clean_leftovers, entry_lock
 from .pages import Page, keep_parsed_in, read_page
+from .storage import write_atomically
 from .zygote import Zygote, ZygoteFailed
 
 
@@ -76,16 +76,7 @@ class Report:
 
     def write(self, path: Path) -> None:
         """Atomically: a reader (the PR summary) sees the previous report or this one, never half of one."""
-        path = Path(path)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as handle:
-                handle.write(json.dumps(self.to_json(), indent=1, ensure_ascii=False) + "\n")
-            os.replace(tmp, path)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+        write_atomically(path, (json.dumps(self.to_json(), indent=1, ensure_ascii=False) + "\n").encode())
 
 
 class Engine:

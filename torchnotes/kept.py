@@ -6,10 +6,10 @@ done again instead of trusted. Writes go through a temporary file, so a reader n
 
 from __future__ import annotations
 
-import hashlib
 import json
-import os
 from pathlib import Path
+
+from .storage import digest, write_atomically
 
 
 def load(file: Path) -> dict | None:
@@ -25,10 +25,7 @@ def load(file: Path) -> dict | None:
 
 
 def store(file: Path, body: dict) -> None:
-    file.parent.mkdir(parents=True, exist_ok=True)
-    tmp = file.with_name(f".{file.name}.{os.getpid()}.tmp")
-    tmp.write_text(json.dumps({"sha256": _digest(body), "body": body}, ensure_ascii=False), encoding="utf-8")
-    tmp.replace(file)
+    write_atomically(file, json.dumps({"sha256": _digest(body), "body": body}, ensure_ascii=False).encode())
 
 
 def prune(folder: Path, used: set[str], before: float | None = None) -> list[Path]:
@@ -43,5 +40,4 @@ def prune(folder: Path, used: set[str], before: float | None = None) -> list[Pat
     return removed
 
 
-def _digest(body: dict) -> str:
-    return hashlib.sha256(json.dumps(body, sort_keys=True, ensure_ascii=False).encode()).hexdigest()
+_digest = digest

@@ -58,6 +58,14 @@ class Page:
         return self.meta.get("timeout")
 
 
+def cell_number(cell_id: str) -> int:
+    """The code cell number an id carries (`code-<number>-<hash of its code>`, made in _parse)."""
+    kind, number, _ = cell_id.split("-", 2)
+    if kind != "code":
+        raise ValueError(f"{cell_id!r} is not a code cell's id")
+    return int(number)
+
+
 def read_page(path: Path | str, text: str | None = None) -> Page:
     path = Path(path)
     if text is None:

@@ -13,7 +13,6 @@ did not change is not rewritten, so a generator's own incremental build sees onl
 
 from __future__ import annotations
 
-import hashlib
 import html
 import shutil
 from collections.abc import Callable
@@ -35,6 +34,7 @@ from .recorded import STORE_DIR, Store, provenance_text
 from .render import RenderContext, render_markdown
 from .report import REPORT_MARKER, report_markdown
 from .settings import Settings
+from .storage import file_digest, write_atomically
 from .strings import strings
 
 # Front matter the generators read; the rest (timeout) is the engine's business.
@@ -232,23 +232,17 @@ def write_if_changed(path: Path, data: bytes) -> bool:
         if path.read_bytes() == data:
             return False
     except FileNotFoundError:
-        path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.tmp")
-    tmp.write_bytes(data)
-    tmp.replace(path)
+        pass
+    write_atomically(path, data)
     return True
 
 
 def copy_if_changed(src: Path, dst: Path) -> bool:
-    if dst.exists() and dst.stat().st_size == src.stat().st_size and _digest(dst) == _digest(src):
+    if dst.exists() and dst.stat().st_size == src.stat().st_size and file_digest(dst) == file_digest(src):
         return False
     dst.parent.mkdir(parents=True, exist_ok=True)
     shutil.copyfile(src, dst)
     return True
-
-
-def _digest(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
 def _after_title(markdown: str, line: str) -> str:

@@ -17,7 +17,6 @@ import os
 import shutil
 import subprocess
 import sys
-import tempfile
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -32,6 +31,7 @@ from .errors import (
     RecordingStale,
 )
 from .pages import Page, read_page
+from .storage import digest, write_atomically
 
 FORMAT = 1
 TAG = "needs-cuda"
@@ -204,22 +204,12 @@ class Store:
         return sorted(self.folder.rglob("*.json")) if self.folder.exists() else []
 
 
-def _digest(body: dict) -> str:
-    return hashlib.sha256(json.dumps(body, sort_keys=True, ensure_ascii=False).encode()).hexdigest()
+_digest = digest
 
 
 def _write(path: Path, body: dict) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
     # Pretty-printed with one line per output line, so a pull request's diff shows what changed.
-    text = json.dumps({**body, "sha256": _digest(body)}, indent=1, ensure_ascii=False) + "\n"
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.stem}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    write_atomically(path, (json.dumps({**body, "sha256": _digest(body)}, indent=1, ensure_ascii=False) + "\n").encode())
 
 
 def _read(path: Path) -> dict:

@@ -19,7 +19,7 @@ import nh3
 from nbconvert.filters import ansi2html, strip_ansi
 
 from .execute import runnable
-from .pages import Page
+from .pages import Page, cell_number
 from .recorded import Recorded, cell_html
 from .strings import strings
 from .tokens import substitute
@@ -77,7 +77,7 @@ def _render_code_cell(cell, outs: list[dict], ctx: RenderContext, labels: dict) 
             fence = f'??? abstract "{labels["code"]}"\n\n' + _indent(fence)
         blocks.append(fence)
     if "needs-cuda" in tags and not ctx.cuda:
-        state = ctx.recorded.get(int(cell.id.split("-")[1]))
+        state = ctx.recorded.get(cell_number(cell.id))
         if state is None:
             blocks.append(f'<p class="nb-note nb-note--cuda" data-search-exclude>{html.escape(labels["needs_cuda"].format(device=ctx.device))}</p>')
         else:

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from .cache import Cache
 from .errors import CacheCorrupted
+from .pages import cell_number
 
 
 def summary(report_path: Path, cache: Cache, against: Path | None = None) -> str:
@@ -60,4 +61,4 @@ def changed_outputs(pages: list[dict], before: list[dict], cache: Cache) -> list
 
 
 def _by_number(outputs: dict[str, list]) -> dict[int, list]:
-    return {int(cell_id.split("-")[1]): outs for cell_id, outs in outputs.items()}
+    return {cell_number(cell_id): outs for cell_id, outs in outputs.items()}
