@@ -1,7 +1,7 @@
 """Command line: the same engine as the MkDocs build, without MkDocs.
 
     python -m torchnotes sync              write notebooks/ from the pages
-    python -m torchnotes check             translations, pairs, front matter, tags, safe prose [--strict-gpu]
+    python -m torchnotes check             translations, pairs, front matter, tags, safe prose, versions in prose [--strict-gpu]
     python -m torchnotes execute [PAGES]   execute (with the cache) and write the report [--record on CUDA]
     python -m torchnotes run PAGE          execute one page and print its cells with their outputs
     python -m torchnotes merge DIR...      merge shard caches into the site's cache
@@ -36,6 +36,7 @@ from .safety import check_prose
 from .settings import load as load_settings
 from .shards import matrix, plan, previous_durations, split
 from .summary import summary
+from .versions import check_literal_versions, check_tokens, pinned_torch
 
 
 def parse_shard(text: str) -> tuple[int, int]:
@@ -101,10 +102,14 @@ def main(argv: list[str] | None = None) -> int:
         errors: list[NotebookError] = (check_translations(docs, langs) + check_untranslated(docs, langs)
                                        + check_pairs(docs, notebooks, langs))
         readable = []
+        # Literal versions are judged against the pin: without a torch== line there is nothing to compare with.
+        pinned = pinned_torch(cfg["root"] / cfg["requirements"])
         for lang in langs:
             for path in page_paths(docs, lang):
                 try:
-                    errors += check_prose(path, read_page(path))
+                    page = read_page(path)
+                    errors += check_prose(path, page) + check_tokens(path, page)
+                    errors += check_literal_versions(path, page, pinned) if pinned else []
                 except NotebookError as error:
                     errors.append(error)
                 else:

@@ -168,3 +168,12 @@ class GeneratorFailed(NotebookError):
     """A site generator (Zensical) that is missing or failed on a published tree."""
 
     hint = "Run the generator's command by hand to see its whole log (bash scripts/build_zensical.sh)."
+
+
+class UnknownToken(NotebookError):
+    hint = ("Prose knows two tokens, {{ torch_version }} and {{ torch_release }} (see 'Versions in prose' in "
+            "CONTRIBUTING.md); to show braces literally, put them in `code`.")
+
+
+class LiteralVersion(NotebookError):
+    hint = "Write {{ torch_version }} or {{ torch_release }}; see 'Versions in prose' in CONTRIBUTING.md."

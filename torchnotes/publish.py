@@ -29,12 +29,13 @@ from .checks import as_paired, check_translations, notebook_text, page_paths, pa
 from .engine import Engine, PageResult, Report
 from .environment import Environment
 from .errors import BuildFailed, NotebookError
-from .pages import Page
+from .pages import Page, read_page
 from .recorded import STORE_DIR, Store, provenance_text
 from .render import RenderContext, render_markdown
 from .report import REPORT_MARKER, report_markdown
 from .settings import Settings
 from .strings import strings
+from .versions import check_tokens, substitute_cells, token_values
 
 # Front matter the generators read; the rest (timeout) is the engine's business.
 PUBLISHED_META = ("title", "description")
@@ -74,7 +75,7 @@ class Publisher:
         """Check, execute what the cache lacks, and write the tree; raises BuildFailed listing every broken page."""
         s = self.settings
         out = Path(out) if out is not None else s.path("publish_dir")
-        errors: list[NotebookError] = check_translations(s.docs_dir, s.languages)
+        errors: list[NotebookError] = check_translations(s.docs_dir, s.languages) + self._check_tokens()
         # A damaged GPU recording stops the build, naming the file; stale or missing ones are warnings.
         gpu_warnings, gpu_errors = recorded.check(self.store, self.pages())
         errors += gpu_errors
@@ -100,6 +101,16 @@ class Publisher:
         result.kept = len(wanted) - len(result.written)
         return result
 
+    def _check_tokens(self) -> list[NotebookError]:
+        """Misspelt or unknown {{ tokens }} in any page's prose, before any kernel runs."""
+        errors: list[NotebookError] = []
+        for path in self.pages():
+            try:
+                errors += check_tokens(path, read_page(path))
+            except NotebookError:
+                continue  # an unreadable page is the engine's to report, with its reason
+        return errors
+
     # ------------------------------------------------------------------------------------------------
 
     def _publish_page(self, result: PageResult, report: Report, out: Path, wanted: set[Path], published: Published):
@@ -121,14 +132,15 @@ class Publisher:
             write(assets / name, raw)
             return (assets / name).relative_to(target.parent).as_posix()  # from the page's source file
 
+        tokens = token_values(self.env.torch)
         ctx = RenderContext(lang=lang, device=self.env.device, cuda=self.env.cuda, image_sink=image, stem=stem,
-                            recorded={} if self.env.cuda else self.store.states(page))
+                            recorded={} if self.env.cuda else self.store.states(page), tokens=tokens)
         body = render_markdown(page, result.outputs, ctx)
         if REPORT_MARKER in body:
             gpu = recorded.report_markdown(recorded.report_rows(self.store, s.docs_dir, lang), lang)
             body = body.replace(REPORT_MARKER, report_markdown(report, lang, s.root, s.docs_dir) + "\n" + gpu)
         if result.status != "static":
-            write(assets / f"{stem}.ipynb", notebook_text(executed_notebook(page, result.outputs)).encode())
+            write(assets / f"{stem}.ipynb", notebook_text(executed_notebook(page, result.outputs, tokens)).encode())
             body = _after_title(body, self._provenance(result, page, lang, stem, rel_in_lang))
         write(target, (front_matter(page) + body).encode())
 
@@ -182,9 +194,14 @@ class Publisher:
                         published.written.append(dst)
 
 
-def executed_notebook(page: Page, outputs: dict[str, list[dict]]) -> nbformat.NotebookNode:
-    """The page as a notebook with its outputs, each under the cell whose id it was stored by."""
+def executed_notebook(page: Page, outputs: dict[str, list[dict]],
+                      tokens: dict[str, str] | None = None) -> nbformat.NotebookNode:
+    """The page as a notebook with its outputs, each under the cell whose id it was stored by; the prose's
+    tokens replaced as on the page (the paired notebook under notebooks/ keeps them: versions.py says why)."""
     notebook = as_paired(page.notebook)
+    if tokens is not None:
+        for cell, source in zip(notebook.cells, substitute_cells(page, tokens)):
+            cell.source = source
     count = 0
     for cell in notebook.cells:
         if cell.cell_type != "code" or not outputs.get(cell.id):

@@ -22,6 +22,7 @@ from .execute import runnable
 from .pages import Page
 from .recorded import Recorded, cell_html
 from .strings import strings
+from .versions import substitute_cells
 from .zh import join_cjk_lines
 
 # Tracebacks name files inside this machine's site-packages; readers need the package path, not ours.
@@ -42,6 +43,8 @@ class RenderContext:
     stem: str = "page"
     # GPU recordings of this page's needs-cuda cells (recorded.Store.states), by code cell number.
     recorded: dict = field(default_factory=dict)
+    # Values of the prose tokens (versions.token_values of the build's torch); None leaves the tokens as written.
+    tokens: dict[str, str] | None = None
 
 
 
@@ -49,10 +52,11 @@ def render_markdown(page: Page, outputs: dict[str, list[dict]], ctx: RenderConte
     """The page's own cells (its prose and its code), each code cell followed by the outputs stored under its id."""
     labels = strings(ctx.lang)
     parts: list[str] = []
-    for cell in page.notebook.cells:
+    sources = substitute_cells(page, ctx.tokens) if ctx.tokens is not None else [c.source for c in page.notebook.cells]
+    for cell, source in zip(page.notebook.cells, sources):
         if cell.cell_type != "code":
             # A line break between two Chinese characters would show as a space in the browser.
-            parts.append(join_cjk_lines(cell.source))
+            parts.append(join_cjk_lines(source))
             continue
         parts.append(_render_code_cell(cell, outputs.get(cell.id, []), ctx, labels))
     return "\n\n".join(p for p in parts if p) + "\n"

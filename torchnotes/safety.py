@@ -47,8 +47,18 @@ _MD_REF_DEF = re.compile(r"^ {0,3}\[((?:[^\]\\]|\\.)+)\]:\s*<?(\S+?)>?(?:\s|$)",
 def check_prose(path: Path | str, page: Page) -> list[UnsafeProse]:
     """Every unsafe construct in the page's Markdown cells, each with the line of the .md file it is on."""
     path = Path(path)
-    text = path.read_text(encoding="utf-8")
     problems: list[UnsafeProse] = []
+    for first_line, cell in markdown_cells(path, page):
+        prose = blank_code(cell.source)
+        problems += _check_html(path, prose, first_line)
+        problems += _check_markdown(path, prose, first_line)
+    return sorted(problems, key=lambda p: (p.line or 0, p.reason))
+
+
+def markdown_cells(path: Path | str, page: Page) -> list[tuple[int, object]]:
+    """The page's non-empty Markdown cells, each with the line of the .md file it starts on."""
+    text = Path(path).read_text(encoding="utf-8")
+    found_cells = []
     position = 0
     for cell in page.notebook.cells:
         if cell.cell_type != "markdown" or not cell.source.strip():
@@ -57,26 +67,23 @@ def check_prose(path: Path | str, page: Page) -> list[UnsafeProse]:
         if found < 0:  # jupytext changed the text; search the whole file so no cell goes unchecked
             found = max(text.find(cell.source), 0)
         position = found + len(cell.source)
-        first_line = text.count("\n", 0, found) + 1
-        prose = _blank_code(cell.source)
-        problems += _check_html(path, prose, first_line)
-        problems += _check_markdown(path, prose, first_line)
-    return sorted(problems, key=lambda p: (p.line or 0, p.reason))
+        found_cells.append((text.count("\n", 0, found) + 1, cell))
+    return found_cells
 
 
-def _blank_code(source: str) -> str:
-    """The cell with fenced blocks and inline code replaced by spaces, so line numbers stay put."""
+def blank_code(source: str) -> str:
+    """The cell with fenced blocks and inline code replaced by spaces: same length, so offsets and lines stay put."""
     out, fence = [], None
     for line in source.split("\n"):
         match = _FENCE.match(line)
         if fence is None and match:
             fence = match.group("mark")
-            out.append("")
+            out.append(" " * len(line))
         elif fence is not None:
             if match and match.group("mark")[0] == fence[0] and len(match.group("mark")) >= len(fence) \
                     and not line.strip()[len(match.group("mark")):].strip():
                 fence = None
-            out.append("")
+            out.append(" " * len(line))
         else:
             out.append(line)
     return _INLINE_CODE.sub(lambda m: re.sub(r"[^\n]", " ", m.group(0)), "\n".join(out))
