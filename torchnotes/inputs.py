@@ -47,7 +47,10 @@ def file_hash(path: Path) -> str | None:
 def snapshot(root: Path, record: dict) -> dict:
     """The entry's 'inputs': {"files": {path relative to root: sha256}, "packages": {name: version}}."""
     engine = Path(__file__).resolve().parent  # its source is in the key already (cache.ENGINE_VERSION)
-    files = [rel for rel in record["files"] if not (Path(root) / rel).resolve().is_relative_to(engine)]
+    # Package metadata that `pip install -e .` writes (importlib.metadata scans it): not a file the page uses,
+    # and absent from a checkout that has not installed the project.
+    files = [rel for rel in record["files"] if not (Path(root) / rel).resolve().is_relative_to(engine)
+             and not any(part.endswith((".egg-info", ".dist-info")) for part in Path(rel).parts)]
     return {
         "files": {rel: file_hash(Path(root) / rel) for rel in files},
         "packages": dict(record["packages"]),
