@@ -168,3 +168,21 @@ class GeneratorFailed(NotebookError):
     """A site generator (Zensical) that is missing or failed on a published tree."""
 
     hint = "Run the generator's command by hand to see its whole log (bash scripts/build_zensical.sh)."
+
+
+class PdfSiteMissing(NotebookError):
+    """The PDF book (torchnotes.pdf) is printed from the built site: a page of the nav is not there."""
+
+    hint = "Build the site first (mkdocs build --strict; bash scripts/build_pdf.sh does both) and pass its folder."
+
+
+class PdfFontMissing(NotebookError):
+    hint = "Install Debian's fonts-noto-cjk (sudo apt-get install -y fonts-noto-cjk), then build again."
+
+
+class PdfBrowserMissing(NotebookError):
+    hint = "Install Chromium: bash scripts/setup.sh --pdf (Debian's chromium, or Playwright's own build on Ubuntu)."
+
+
+class PdfPrintFailed(NotebookError):
+    hint = "Chromium failed while printing the book: run bash scripts/build_pdf.sh again to see its whole log."
