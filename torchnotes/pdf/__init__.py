@@ -15,6 +15,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from ..environment import probe
+from ..pages import read_page
 from ..settings import load
 from ..strings import strings
 from . import printer
@@ -47,6 +48,7 @@ body { margin: 0; background: #fff; }
 .book-title h1 { font-size: 30pt; margin-bottom: 0.5em; }
 .book-subtitle { font-size: 13pt; }
 .book-provenance, .book-url { font-size: 9pt; color: #555; }
+.book-nowrap { white-space: nowrap; }
 .book-toc a { display: flex; text-decoration: none; color: inherit; padding: 0.1em 0; }
 .book-toc .book-toc-title { flex: 1; }
 .book-toc .book-toc-number { min-width: 3em; text-align: right; }
@@ -85,7 +87,7 @@ def build(config_file: Path, site: Path, out: Path, langs: list[str] | None = No
     for lang, target in targets.items():
         entries = nav_entries(config, settings.docs_dir, lang)
         with tempfile.TemporaryDirectory(prefix="torchnotes-pdf-") as tmp:
-            book, meta = write_book(config, site, lang, entries, env, Path(tmp))
+            book, meta = write_book(config, site, lang, entries, env, Path(tmp), settings.docs_dir)
             raw = Path(tmp) / "book.pdf"
             printer.print_book(book, raw, meta["/Title"])
             printer.check_embedded_cjk(lang, raw, target)
@@ -94,7 +96,8 @@ def build(config_file: Path, site: Path, out: Path, langs: list[str] | None = No
     return list(targets.values())
 
 
-def write_book(config: dict, site: Path, lang: str, entries: list[Entry], env, folder: Path) -> tuple[Path, dict]:
+def write_book(config: dict, site: Path, lang: str, entries: list[Entry], env, folder: Path,
+               settings_docs: Path) -> tuple[Path, dict]:
     """The book as one HTML file in folder, and the PDF's metadata."""
     w = strings(lang)
     langs = languages(config)
@@ -109,7 +112,10 @@ def write_book(config: dict, site: Path, lang: str, entries: list[Entry], env, f
     title = langs.site_names.get(lang, config.get("site_name", ""))
     styles, body_attrs = head_styles(lang_root / entries[0].html_path)
     katex = next(iter(sorted(site.glob("assets/katex/katex.min.js"))), None)
-    parts = [title_page(lang, title, config.get("site_description", ""), provenance, online),
+    # The home page's description is in the book's language; mkdocs.yml's site_description is not.
+    home = settings_docs / lang / entries[0].rel
+    description = read_page(home).meta.get("description") if home.is_file() else config.get("site_description", "")
+    parts = [title_page(lang, title, description, provenance, online),
              contents(lang, entries)]
     previous: tuple[str, ...] = ()
     for index, (entry, article) in enumerate(zip(entries, articles)):

@@ -160,9 +160,11 @@ def latest_date(articles: list[str]) -> str:
 
 def title_page(lang: str, site_name: str, description: str, provenance: str, url: str) -> str:
     w = strings(lang)
+    # Each part on one line: a date or a version is never split across two.
+    provenance_html = " · ".join(f'<span class="book-nowrap">{html.escape(part)}</span>' for part in provenance.split(" · "))
     return (f'<section class="book-title md-typeset"><h1>{html.escape(site_name)}</h1>'
             f'<p class="book-subtitle">{html.escape(description)}</p>'
-            f'<p class="book-provenance">{html.escape(provenance)}</p>'
+            f'<p class="book-provenance">{provenance_html}</p>'
             f'<p class="book-url">{html.escape(w["pdf_online"])} <a href="{html.escape(url)}">{html.escape(url)}</a></p>'
             "</section>")
 

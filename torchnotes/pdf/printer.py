@@ -7,6 +7,7 @@ and the contents page its numbers (a second printing, same layout, with the numb
 
 from __future__ import annotations
 
+import html
 import logging
 import os
 import subprocess
@@ -28,7 +29,7 @@ PRINT_TIMEOUT_MS = 300_000
 logging.getLogger("pypdf").setLevel(logging.ERROR)
 
 FOOTER = ('<div style="width:100%;font-size:7pt;color:#666;padding:0 12mm;display:flex;justify-content:space-between;'
-          'font-family:sans-serif"><span>{title}</span><span><span class="pageNumber"></span> / '
+          'font-family:sans-serif,&quot;Noto Sans CJK SC&quot;"><span>{title}</span><span><span class="pageNumber"></span> / '
           '<span class="totalPages"></span></span></div>')
 
 
@@ -61,7 +62,7 @@ def print_book(book: Path, raw: Path, title: str) -> dict[str, int]:
     from playwright.sync_api import sync_playwright
 
     options = dict(format="A4", print_background=True, display_header_footer=True, header_template="<span></span>",
-                   footer_template=FOOTER.format(title=title), margin={"top": "14mm", "bottom": "16mm",
+                   footer_template=FOOTER.format(title=html.escape(title)), margin={"top": "14mm", "bottom": "16mm",
                                                                       "left": "12mm", "right": "12mm"})
     try:
         with sync_playwright() as p:
