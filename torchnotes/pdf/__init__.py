@@ -110,7 +110,7 @@ def write_book(config: dict, site: Path, lang: str, entries: list[Entry], env, f
                                             device=env.device, python=env.python, date=date)
     online = site_url.rstrip("/") + ("/" if lang == langs.default else f"/{lang}/") if site_url else ""
     title = langs.site_names.get(lang, config.get("site_name", ""))
-    styles, body_attrs = head_styles(lang_root / entries[0].html_path)
+    styles, body_attrs, direction = head_styles(lang_root / entries[0].html_path)
     katex = next(iter(sorted(site.glob("assets/katex/katex.min.js"))), None)
     # The home page's description is in the book's language; mkdocs.yml's site_description is not.
     home = settings_docs / lang / entries[0].rel
@@ -126,7 +126,7 @@ def write_book(config: dict, site: Path, lang: str, entries: list[Entry], env, f
         previous = entry.sections
         parts.append(article)
     script = (f'<script src="{katex.as_uri()}"></script>' if katex else "") + f"<script>{SCRIPT}</script>"
-    document = (f'<!doctype html><html lang="{lang}"><head><meta charset="utf-8"><title>{html.escape(title)}</title>'
+    document = (f'<!doctype html><html lang="{lang}" dir="{direction}"><head><meta charset="utf-8"><title>{html.escape(title)}</title>'
                 f"{styles}<style>{CSS}</style></head><body {body_attrs}>{''.join(parts)}{script}</body></html>")
     book = folder / "book.html"
     book.write_text(document, encoding="utf-8")

@@ -140,15 +140,16 @@ def _file_url(src: str, page: Path) -> str:
     return (page.parent / unquote(url.path)).resolve().as_uri()
 
 
-def head_styles(page: Path) -> tuple[str, str]:
-    """The site's stylesheets (as file URLs) and the body's colour attributes, from one built page."""
+def head_styles(page: Path) -> tuple[str, str, str]:
+    """The site's stylesheets (as file URLs), the body's colour attributes and the text direction (Material's
+    rules for admonitions and lists are written per [dir]), from one built page."""
     soup = BeautifulSoup(page.read_text(encoding="utf-8"), "html.parser")
     links = "".join(f'<link rel="stylesheet" href="{html.escape(_file_url(link["href"], page))}">'
                     for link in soup.select('link[rel="stylesheet"]'))
     body = soup.body or {}
     attrs = " ".join(f'{k}="{html.escape(v)}"' for k, v in getattr(body, "attrs", {}).items()
                      if k.startswith("data-md-color") and isinstance(v, str))
-    return links, attrs
+    return links, attrs, (soup.html.get("dir") if soup.html else None) or "ltr"
 
 
 def latest_date(articles: list[str]) -> str:
