@@ -255,3 +255,14 @@ def test_a_site_that_was_not_built_is_named(book, tmp_path):
     assert done.returncode == 1
     assert "the built site has no page for index.md" in done.stderr and "mkdocs build --strict" in done.stderr
     assert not list((tmp_path / "out").glob("*.pdf"))
+
+
+def test_the_deploy_workflow_publishes_the_books_with_the_site():
+    steps = yaml.safe_load((ROOT / ".github/workflows/deploy.yml").read_text())["jobs"]["build"]["steps"]
+    runs = [step.get("run", "") for step in steps]
+    site = next(i for i, run_ in enumerate(runs) if "mkdocs build" in run_)
+    books = next(i for i, run_ in enumerate(runs) if "scripts/build_pdf.sh" in run_)
+    upload = next(i for i, step in enumerate(steps) if "upload-pages-artifact" in step.get("uses", ""))
+    assert site < books < upload
+    assert steps[books].get("env", {}).get("SKIP_SITE") == "1", "the books print the site just built"
+    assert steps[upload]["with"]["path"] == "site/"

@@ -19,8 +19,18 @@ from ..pages import read_page
 from ..settings import load
 from ..strings import strings
 from . import printer
-from .book import Entry, contents, head_styles, languages, latest_date, load_config, nav_entries, page_article, \
-    part_anchor, title_page
+from .book import (
+    Entry,
+    contents,
+    head_styles,
+    languages,
+    latest_date,
+    load_config,
+    nav_entries,
+    page_article,
+    part_anchor,
+    title_page,
+)
 
 FILE_NAME = "pytorch-notes-{lang}.pdf"
 
@@ -121,7 +131,7 @@ def write_book(config: dict, site: Path, lang: str, entries: list[Entry], env, f
     for index, (entry, article) in enumerate(zip(entries, articles)):
         for depth, section in enumerate(entry.sections):
             if previous[: depth + 1] != entry.sections[: depth + 1]:
-                parts.append(f'<h1 class="book-part md-typeset" id="{part_anchor(entries, index, depth)}">'
+                parts.append(f'<h1 class="book-part md-typeset" id="{part_anchor(index, depth)}">'
                              f"{html.escape(section)}</h1>")
         previous = entry.sections
         parts.append(article)
@@ -144,7 +154,7 @@ def outline(entries: list[Entry]) -> list[tuple[int, str, str]]:
     for index, entry in enumerate(entries):
         for depth, section in enumerate(entry.sections):
             if previous[: depth + 1] != entry.sections[: depth + 1]:
-                items.append((depth, section, part_anchor(entries, index, depth)))
+                items.append((depth, section, part_anchor(index, depth)))
         previous = entry.sections
         items.append((len(entry.sections), entry.title, entry.anchor))
     return items

@@ -177,7 +177,7 @@ def contents(lang: str, entries: list[Entry], pages: dict[str, int] | None = Non
     for index, entry in enumerate(entries):
         for depth, section in enumerate(entry.sections):
             if open_sections[: depth + 1] != entry.sections[: depth + 1]:
-                anchor = part_anchor(entries, index, depth)
+                anchor = part_anchor(index, depth)
                 rows.append(_toc_row(section, anchor, pages, f"book-toc-part depth-{depth}"))
         open_sections = entry.sections
         rows.append(_toc_row(entry.title, entry.anchor, pages, f"book-toc-page depth-{len(entry.sections)}"))
@@ -191,6 +191,6 @@ def _toc_row(title: str, anchor: str, pages: dict[str, int] | None, css: str) ->
             f'<span class="book-toc-number">{number}</span></a>')
 
 
-def part_anchor(entries: list[Entry], index: int, depth: int) -> str:
+def part_anchor(index: int, depth: int) -> str:
     """The id of the heading of the section at this depth that starts with entries[index]."""
     return f"part-{index}-{depth}"
