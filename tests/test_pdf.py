@@ -266,3 +266,21 @@ def test_the_deploy_workflow_publishes_the_books_with_the_site():
     assert site < books < upload
     assert steps[books].get("env", {}).get("SKIP_SITE") == "1", "the books print the site just built"
     assert steps[upload]["with"]["path"] == "site/"
+
+
+def test_every_page_of_the_site_links_its_languages_book():
+    """The header of every page links the book of the page's language; both home pages link both books."""
+    given = os.environ.get("TORCHNOTES_SITE")
+    if not given:
+        pytest.fail("TORCHNOTES_SITE is not set: build the site with mkdocs and point it there", pytrace=False)
+    site = Path(given) if Path(given).is_absolute() else ROOT / given
+    site_url = yaml.safe_load((ROOT / "mkdocs.yml").read_text())["site_url"]
+    pages = [p for p in site.rglob("index.html") if not {"assets", "search"} & set(p.relative_to(site).parts)]
+    assert len(pages) > 70
+    for page in pages:
+        lang = "zh" if page.relative_to(site).parts[0] == "zh" else "en"
+        links = {a["href"] for a in BeautifulSoup(page.read_text(encoding="utf-8"), "html.parser").select("a.nb-pdf-link")}
+        assert links == {f"{site_url}pdf/pytorch-notes-{lang}.pdf"}, f"{page}: {links}"
+    for home in (site / "index.html", site / "zh" / "index.html"):
+        hrefs = {a["href"] for a in BeautifulSoup(home.read_text(encoding="utf-8"), "html.parser").select("article a")}
+        assert {f"{site_url}pdf/pytorch-notes-{lang}.pdf" for lang in LANGS} <= hrefs, home
