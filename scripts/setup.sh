@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Create .venv and install the pinned requirements (idempotent; fast when nothing changed).
 # Installs Debian's CJK fonts when missing (the zh figures need them). With --browser, also what the browser
-# tests need: Chromium (Debian's, or Playwright's on Ubuntu) and axe-core from npm.
+# tests need: Chromium (Debian's, or Playwright's on Ubuntu) and axe-core from npm. With --pdf, only Chromium
+# (what scripts/build_pdf.sh prints the books with).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if [ ! -x .venv/bin/python ]; then
@@ -16,7 +17,7 @@ if ! fc-list 2>/dev/null | grep -qi "Noto Sans CJK"; then
   $sudo apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq fontconfig fonts-noto-cjk >/dev/null
 fi
-if [ "${1:-}" = "--browser" ]; then
+if [ "${1:-}" = "--browser" ] || [ "${1:-}" = "--pdf" ]; then
   sudo=""
   if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi
   # Debian's chromium where apt has a real .deb of it; Playwright's own build on Ubuntu runners, whose apt
@@ -36,5 +37,7 @@ if [ "${1:-}" = "--browser" ]; then
     # Downloads Chromium and its system libraries: only where no Debian chromium is to be had.
     .venv/bin/python -m playwright install --with-deps chromium
   fi
-  npm ci --no-audit --no-fund --loglevel=error
+  if [ "${1:-}" = "--browser" ]; then
+    npm ci --no-audit --no-fund --loglevel=error
+  fi
 fi

@@ -187,3 +187,19 @@ class UnknownToken(NotebookError):
 class LiteralVersion(NotebookError):
     hint = ("a statement about the version this site is built with takes {{ torch_version }} or {{ torch_release }}; "
             "a historical fact names an older release ('since 2.6')")
+class PdfSiteMissing(NotebookError):
+    """The PDF book (torchnotes.pdf) is printed from the built site: a page of the nav is not there."""
+
+    hint = "Build the site first (mkdocs build --strict; bash scripts/build_pdf.sh does both) and pass its folder."
+
+
+class PdfFontMissing(NotebookError):
+    hint = "Install Debian's fonts-noto-cjk (sudo apt-get install -y fonts-noto-cjk), then build again."
+
+
+class PdfBrowserMissing(NotebookError):
+    hint = "Install Chromium: bash scripts/setup.sh --pdf (Debian's chromium, or Playwright's own build on Ubuntu)."
+
+
+class PdfPrintFailed(NotebookError):
+    hint = "Chromium failed while printing the book: run bash scripts/build_pdf.sh again to see its whole log."

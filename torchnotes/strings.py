@@ -55,6 +55,10 @@ EN = {
     "status_cached": "cached",
     "status_static": "no code",
     "status_failed": "failed",
+    # The PDF book (torchnotes.pdf).
+    "pdf_contents": "Contents",
+    "pdf_online": "Online edition:",
+    "pdf_provenance": "Every output produced by PyTorch {torch} ({build}, git {git}) on {device} · Python {python} · {date}",
     # Navigation sections of mkdocs.yml, by their English title.
     "nav": {},
 }
@@ -104,6 +108,9 @@ ZH = {
     "status_cached": "缓存",
     "status_static": "无代码",
     "status_failed": "失败",
+    "pdf_contents": "目录",
+    "pdf_online": "在线版：",
+    "pdf_provenance": "所有输出由 PyTorch {torch}（{build}，git {git}）在 {device} 上生成 · Python {python} · {date}",
     "nav": {
         "Home": "首页",
         "Tensors": "张量",

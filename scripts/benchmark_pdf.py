@@ -1,0 +1,92 @@
+"""Time the PDF books and measure them: build each language's book from a built site, several times.
+
+    .venv/bin/python scripts/benchmark_pdf.py --site site [--runs 3]
+
+Each run is the whole command (`python -m torchnotes.pdf --lang <lang>`: Python, the environment probe,
+Chromium printing twice, pypdf) into a scratch folder. Writes benchmarks/pdf.en.md and benchmarks/pdf.zh.md,
+the tables the Benchmarks pages include; only measured numbers. The machine's load average is written with
+them: on a shared machine other jobs slow the build down.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from datetime import date
+from pathlib import Path
+
+from pypdf import PdfReader
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from torchnotes.pdf import FILE_NAME  # noqa: E402
+from torchnotes.pdf.book import load_config, nav_entries  # noqa: E402
+from torchnotes.settings import load  # noqa: E402
+
+TARGET_MB, TARGET_S = 25, 120
+TEXT = {
+    "en": {"head": "| Book | Pages in the nav | PDF pages | Size, MB | Build time, s |",
+           "book": {"en": "English", "zh": "Chinese"},
+           "line": "Measured on {cpu}, {cores} cores, {date}, with the machine busy (load average {load:.1f} at the "
+                   "start: other jobs were running): `scripts/benchmark_pdf.py`, {runs} runs per book from the built "
+                   "site; median, with the fastest and slowest run in brackets. Targets: at most {mb} MB and {s} s "
+                   "per book."},
+    "zh": {"head": "| PDF | 导航中的页面数 | PDF 页数 | 大小（MB） | 构建时间（秒） |",
+           "book": {"en": "英文", "zh": "中文"},
+           "line": "测量环境：{cpu}，{cores} 核，{date}；机器同时运行着其他任务（开始时负载均值 {load:.1f}）。"
+                   "由 `scripts/benchmark_pdf.py` 从已构建的网站为每种语言构建 {runs} 次，取中位数，括号内为最快和最慢的一次。"
+                   "目标：每份 PDF 不超过 {mb} MB、{s} 秒。"},
+}
+
+
+def measure(site: Path, lang: str, runs: int) -> tuple[list[float], Path]:
+    times = []
+    out = Path(tempfile.mkdtemp(prefix="pdf-bench-"))
+    for _ in range(runs):
+        start = time.perf_counter()
+        subprocess.run([sys.executable, "-m", "torchnotes.pdf", "--site", str(site), "--out", str(out),
+                        "--lang", lang], cwd=ROOT, check=True, capture_output=True, env={**os.environ,
+                                                                                         "PYTHONPATH": str(ROOT)})
+        times.append(time.perf_counter() - start)
+    return times, out / FILE_NAME.format(lang=lang)
+
+
+def cpu_name() -> str:
+    for line in Path("/proc/cpuinfo").read_text().splitlines() if Path("/proc/cpuinfo").exists() else []:
+        if line.startswith("model name"):
+            return line.split(":", 1)[1].strip()
+    return platform.processor() or platform.machine()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--site", type=Path, default=ROOT / "site", help="the built site (mkdocs build)")
+    parser.add_argument("--runs", type=int, default=3)
+    args = parser.parse_args()
+    settings, config = load(ROOT / "mkdocs.yml"), load_config(ROOT / "mkdocs.yml")
+    load_avg = os.getloadavg()[0]
+    rows = {}
+    for lang in settings.languages:
+        times, pdf = measure(args.site.resolve(), lang, args.runs)
+        rows[lang] = (len(nav_entries(config, settings.docs_dir, lang)), len(PdfReader(pdf).pages),
+                      pdf.stat().st_size / 1e6, times)
+        print(f"{lang}: {rows[lang][1]} pages, {rows[lang][2]:.1f} MB, {statistics.median(times):.1f} s", flush=True)
+    for lang, text in TEXT.items():
+        lines = [text["line"].format(cpu=cpu_name(), cores=os.cpu_count(), date=date.today().isoformat(),
+                                     load=load_avg, runs=args.runs, mb=TARGET_MB, s=TARGET_S), "",
+                 text["head"], "|---|--:|--:|--:|--:|"]
+        for book, (nav, pages, size, times) in rows.items():
+            lines.append(f"| {text['book'][book]} (`{FILE_NAME.format(lang=book)}`) | {nav} | {pages} | {size:.1f} | "
+                         f"{statistics.median(times):.1f} ({min(times):.1f}–{max(times):.1f}) |")
+        (ROOT / "benchmarks" / f"pdf.{lang}.md").write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
+if __name__ == "__main__":
+    main()
