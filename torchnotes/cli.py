@@ -1,20 +1,5 @@
-"""Command line: the same engine as the MkDocs build, without MkDocs.
-
-    python -m torchnotes sync              write notebooks/ from the pages
-    python -m torchnotes check             translations, pairs, front matter, tags, safe prose [--strict-gpu]
-    python -m torchnotes execute [PAGES]   execute (with the cache) and write the report [--record on CUDA]
-    python -m torchnotes run PAGE          execute one page and print its cells with their outputs
-    python -m torchnotes merge DIR...      merge shard caches into the site's cache
-    python -m torchnotes shards --count N  split the pages into N shards balanced by the last report [--json]
-    python -m torchnotes execute --explain PAGE   why a page would be served from the cache or executed
-    python -m torchnotes merge DIR...      merge shard caches into the site's cache (fails on a damaged entry)
-    python -m torchnotes cache prune       remove cache entries that no current page uses
-    python -m torchnotes summary           Markdown summary of the last report [--against main's report]
-    python -m torchnotes render [OUT]      execute what the cache lacks and write the publish tree (plain Markdown)
-    python -m torchnotes zensical          render, then build the site with Zensical into site-zensical/
-    python -m torchnotes versions          execute every page under each older torch of versions.yml; drift report
-    python -m torchnotes upgrade X.Y.Z     pin a new torch, install it, run every version, write the drift report
-"""
+"""Command line: the same engine as the MkDocs build, without MkDocs. One function per command, in one table
+(COMMANDS, at the end): `python -m torchnotes --help` lists them."""
 
 from __future__ import annotations
 
@@ -35,6 +20,7 @@ from .errors import BuildFailed, GeneratorFailed, NotebookError, RecordingNeedsC
 from .glossary import check_terms
 from .pages import prune_parsed, read_page
 from .safety import check_prose
+from .settings import Settings
 from .settings import load as load_settings
 from .shards import matrix, plan, previous_durations, split
 from .summary import summary
@@ -42,177 +28,76 @@ from .tokens import check_tokens
 from .versions import FAILED_DIR, compared_keys, merge_states, pinned_torch
 
 
-def parse_shard(text: str) -> tuple[int, int]:
-    k, _, n = text.partition("/")
-    k, n = int(k), int(n)
-    if not 1 <= k <= n:
-        raise argparse.ArgumentTypeError(f"shard must be k/n with 1 <= k <= n, got {text}")
-    return k, n
-
-
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="torchnotes", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(prog="torchnotes", description=__doc__)
     parser.add_argument("-f", "--config-file", type=Path, default=Path("mkdocs.yml"))
-    sub = parser.add_subparsers(dest="command", required=True)
-    sub.add_parser("sync", help="write every paired notebook from its page")
-    chk = sub.add_parser("check", help="translations, notebook pairs, front matter tags, safe prose; GPU recordings")
-    chk.add_argument("--strict-gpu", action="store_true",
-                     help="stale or missing GPU recordings (recorded/) are errors, not warnings")
-    ex = sub.add_parser("execute", help="execute pages through the cache")
-    ex.add_argument("pages", nargs="*", type=Path)
-    ex.add_argument("--force", action="store_true", help="ignore the cache")
-    ex.add_argument("--jobs", type=int)
-    ex.add_argument("--shard", type=parse_shard, help="k/n: execute only the k-th of n balanced shards")
-    ex.add_argument("--report", type=Path, help="where to write the JSON report (default: <cache_dir>/report.json)")
-    ex.add_argument("--record", action="store_true",
-                    help="on a CUDA machine: write the needs-cuda outputs into recorded/ (default pages: those with "
-                         "needs-cuda cells)")
-    # Tests record their own tag on CPU through this same path (recorded.TEST_TAG); not for pages.
-    ex.add_argument("--record-tag", default=recorded.TAG, help=argparse.SUPPRESS)
-    ex.add_argument("--explain", action="store_true", help="say for each page why it is a cache hit or miss; run nothing")
-    ex.add_argument("--prune", action="store_true", help="after a good build, remove entries no current page uses")
-    ex.add_argument("--page-timeout", type=float, default=900, help="seconds for a whole page (default 900; 0: none)")
-    ex.add_argument("--build-timeout", type=float, default=0, help="seconds for the whole build (default: none)")
-    run = sub.add_parser("run", help="execute one page and print its cells and outputs")
-    run.add_argument("page", type=Path)
-    summ = sub.add_parser("summary", help="Markdown summary of the last report (for CI job summaries)")
-    summ.add_argument("--against", type=Path, help="an earlier report (main's) to list changed outputs")
-    shards = sub.add_parser("shards", help="split the pages into balanced shards (the deploy workflow's plan)")
-    shards.add_argument("--count", type=int, required=True, help="number of shards")
-    shards.add_argument("--json", action="store_true", help="a GitHub Actions matrix, on one line")
-    shards.add_argument("--report", type=Path, help="the report whose durations balance the split")
-    merge = sub.add_parser("merge", help="merge cache folders (from shards) into this site's cache")
-    merge.add_argument("sources", nargs="+", type=Path)
-    render = sub.add_parser("render", help="write the publish tree: one folder of plain Markdown per language")
-    render.add_argument("out", nargs="?", type=Path, help="default: publish_dir of mkdocs.yml (build/publish)")
-    render.add_argument("--no-execute", action="store_true", help="cache only: a page without cached outputs is an error")
-    render.add_argument("--force", action="store_true", help="execute every page, ignoring the cache")
-    zen = sub.add_parser("zensical", help="render, then build every language with Zensical")
-    zen.add_argument("--site-dir", type=Path, default=Path("site-zensical"))
-    vs = sub.add_parser("versions", help="execute every page under each compared torch release (versions.yml) and "
-                                         "report which outputs differ")
-    vs.add_argument("pages", nargs="*", type=Path, help="only these pages (a shard of the deploy workflow)")
-    vs.add_argument("--only", action="append", metavar="VERSION", help="only this compared release (repeatable)")
-    vs.add_argument("--report", type=Path, help="also write the Markdown drift report to this file")
-    vs.add_argument("--matrix", action="store_true", help="print the compared releases as a JSON list and stop "
-                                                          "(the deploy workflow's matrix)")
-    up = sub.add_parser("upgrade", help="build with a new torch release: pin it, install it, run every version, "
-                                        "write the drift report")
-    up.add_argument("version", help="the new release, e.g. 2.16.0")
-    up.add_argument("--report", type=Path, default=Path("build/torch-upgrade.md"), help="where the report goes")
-    cache_cmd = sub.add_parser("cache", help="look after the execution cache")
-    cache_cmd.add_argument("action", choices=["prune"], help="prune: keep only the entries the current pages use")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    for name, (run, text, arguments) in COMMANDS.items():
+        command = sub.add_parser(name, help=text, description=text)
+        arguments(command)
+        command.set_defaults(run=run)
     args = parser.parse_args(argv)
+    return args.run(load_settings(args.config_file), args)
 
-    s = load_settings(args.config_file)
-    cfg = {"root": s.root, "docs_dir": s.docs_dir, **{name: getattr(s, name) for name in s.options}}
-    docs, langs = cfg["docs_dir"], cfg["languages"]
-    notebooks = cfg["root"] / cfg["notebooks_dir"]
-    if args.command == "sync":
-        for path in sync_pairs(docs, notebooks, langs):
-            print(f"wrote {path}")
-        return 0
-    if args.command == "check":
-        errors: list[NotebookError] = (check_translations(docs, langs) + check_untranslated(docs, langs)
-                                       + check_pairs(docs, notebooks, langs))
-        readable = []
-        pinned = pinned_torch(cfg["root"] / cfg["requirements"])
-        for lang in langs:
-            for path in page_paths(docs, lang):
-                try:
-                    parsed = read_page(path)
-                    errors += check_prose(path, parsed) + check_tokens(path, pinned)
-                except NotebookError as error:
-                    errors.append(error)
-                else:
-                    readable.append(path)
-                    # Every cell left out of the comparison across torch versions, with its reason, for review.
-                    for number, cell in enumerate(parsed.code_cells, 1):
-                        if "volatile" in cell.metadata.get("tags", []):
-                            print(f"volatile: {path} (code cell {number}): {cell.metadata['reason']}")
-        gpu_warnings, gpu_errors = recorded.check(recorded.Store(cfg["root"] / recorded.STORE_DIR, docs), readable)
-        errors += gpu_errors + (gpu_warnings if args.strict_gpu else [])
-        if not args.strict_gpu:
-            for warning in gpu_warnings:
-                print(f"warning: {warning.message}", file=sys.stderr)
-        glossary = cfg["root"] / "CONTRIBUTING.zh.md"
-        if "zh" in langs and glossary.exists():
-            # One term per concept on the Chinese pages: the 术语表 in CONTRIBUTING.zh.md.
-            errors += check_terms(page_paths(docs, "zh"), glossary, docs / "en" if "en" in langs else None, docs / "zh")
-        for error in errors:
-            print(error.message, file=sys.stderr)
-        gpu_note = f" ({len(gpu_warnings)} GPU recording warning(s))" if gpu_warnings and not args.strict_gpu else ""
-        print(f"{len(errors)} problem(s)" if errors else f"all pages check out{gpu_note}")
-        return 1 if errors else 0
 
-    if args.command == "summary":
-        folder = cfg["root"] / cfg["cache_dir"]
-        print(summary(folder / "report.json", Cache(folder), args.against), end="")
-        return 0
-    if args.command == "shards":
-        return _shards(args, cfg, [p for lang in langs for p in page_paths(docs, lang)])
-    if args.command == "merge":
-        target = cfg["root"] / cfg["cache_dir"]
-        copied, damaged = merge_caches(args.sources, target)
-        # What the compared torch releases did (python -m torchnotes versions, one job per release).
-        more, broken = merge_caches([Path(p) / FAILED_DIR for p in args.sources], target / FAILED_DIR)
-        copied, damaged = copied + more + merge_states(args.sources, target), damaged + broken
-        for error in damaged:
-            print(error.message, file=sys.stderr)
-        print(f"merged {copied} entries into {cfg['root'] / cfg['cache_dir']}; {len(damaged)} damaged entries left out")
-        return 1 if damaged else 0
+def all_pages(s: Settings) -> list[Path]:
+    return [p for lang in s.languages for p in page_paths(s.docs_dir, lang)]
 
-    if args.command in ("versions", "upgrade"):
-        from .upgrade import print_matrix, upgrade, versions_command
 
-        everything = [p for lang in langs for p in page_paths(docs, lang)]
-        if args.command == "upgrade":
-            return upgrade(s, args.version, args.report, args.config_file)
-        if args.matrix:
-            return print_matrix(s)
-        return versions_command(s, args.pages or everything, args.only, args.report)
-    env = probe(cfg["root"] / cfg["requirements"])
-    if args.command in ("render", "zensical"):
-        from .publish import Publisher
+def notebooks_dir(s: Settings) -> Path:
+    return s.path("notebooks_dir")
 
-        mode = "off" if getattr(args, "no_execute", False) else "force" if getattr(args, "force", False) else None
+
+def environment(s: Settings):
+    return probe(s.path("requirements"))
+
+
+# ------------------------------------------------------------------------------------------------
+# The commands.
+
+def sync(s: Settings, args) -> int:
+    for path in sync_pairs(s.docs_dir, notebooks_dir(s), s.languages):
+        print(f"wrote {path}")
+    return 0
+
+
+def check(s: Settings, args) -> int:
+    docs, langs = s.docs_dir, s.languages
+    errors: list[NotebookError] = (check_translations(docs, langs) + check_untranslated(docs, langs)
+                                   + check_pairs(docs, notebooks_dir(s), langs))
+    readable, pinned = [], pinned_torch(s.path("requirements"))
+    for path in all_pages(s):
         try:
-            published = Publisher(s, env, mode=mode).run(getattr(args, "out", None))
-        except BuildFailed as failed:
-            print(str(failed), file=sys.stderr)
-            return 1
-        print(published.summary_line())
-        if args.command == "zensical":
-            from .zensical import build_all
+            parsed = read_page(path)
+            errors += check_prose(path, parsed) + check_tokens(path, pinned)
+        except NotebookError as error:
+            errors.append(error)
+            continue
+        readable.append(path)
+        # Every cell left out of the comparison across torch versions, with its reason, for review.
+        for number, cell in enumerate(parsed.code_cells, 1):
+            if "volatile" in cell.metadata.get("tags", []):
+                print(f"volatile: {path} (code cell {number}): {cell.metadata['reason']}")
+    gpu_warnings, gpu_errors = recorded.check(recorded.Store(s.root / recorded.STORE_DIR, docs), readable)
+    errors += gpu_errors + (gpu_warnings if args.strict_gpu else [])
+    if not args.strict_gpu:
+        for warning in gpu_warnings:
+            print(f"warning: {warning.message}", file=sys.stderr)
+    glossary = s.root / "CONTRIBUTING.zh.md"
+    if "zh" in langs and glossary.exists():
+        # One term per concept on the Chinese pages: the 术语表 in CONTRIBUTING.zh.md.
+        errors += check_terms(page_paths(docs, "zh"), glossary, docs / "en" if "en" in langs else None, docs / "zh")
+    for error in errors:
+        print(error.message, file=sys.stderr)
+    gpu_note = f" ({len(gpu_warnings)} GPU recording warning(s))" if gpu_warnings and not args.strict_gpu else ""
+    print(f"{len(errors)} problem(s)" if errors else f"all pages check out{gpu_note}")
+    return 1 if errors else 0
 
-            try:
-                return build_all(s, args.config_file, published.out, args.site_dir)
-            except GeneratorFailed as failed:
-                print(failed.message, file=sys.stderr)
-                return 1
-        return 0
-    cache = Cache(cfg["root"] / cfg["cache_dir"])
-    if args.command == "run":
-        engine = Engine(cache, env, root=cfg["root"], jobs=1, timeout=cfg["timeout"], kernel=cfg["kernel"],
-                        memory_limit_mb=cfg["memory_limit_mb"])
-        report = engine.run([args.page])
-        result = report.results[0]
-        if result.status != "failed":
-            _print_page(read_page(args.page), result.outputs, result.cell_seconds)
-        if result.error:
-            print(result.error.message, file=sys.stderr)
-        print("FAILED" if result.error else "OK")
-        return 1 if result.error else 0
 
-    everything = [p for lang in langs for p in page_paths(docs, lang)]
-    if args.command == "cache":
-        engine = Engine(cache, env, root=cfg["root"], kernel=cfg["kernel"])
-        removed = cache.prune(current_keys(engine, everything) | compared_keys(s, everything))
-        parsed = prune_parsed()  # current_keys has just read every current page
-        print(f"removed {len(removed)} entries no current page uses; {len(cache.keys())} kept"
-              f" ({len(parsed)} parsed page(s) of old versions removed)")
-        return 0
-    pages = args.pages or everything
+def execute(s: Settings, args) -> int:
+    env = environment(s)
+    pages = args.pages or all_pages(s)
+    machine = None
     if args.record:
         # Probe first: a machine without CUDA stops here, before any page runs.
         machine = recorded.probe_machine()
@@ -223,49 +108,75 @@ def main(argv: list[str] | None = None) -> int:
             return 2
         if not args.pages:
             pages = recorded.pages_with(pages, args.record_tag)
-    engine = Engine(cache, env, root=cfg["root"], jobs=args.jobs or cfg["jobs"] or None, timeout=cfg["timeout"],
-                    kernel=cfg["kernel"], memory_limit_mb=cfg["memory_limit_mb"],
-                    mode="force" if args.force else "auto", page_timeout=args.page_timeout,
-                    build_timeout=args.build_timeout)
+    engine = Engine.from_settings(s, env, jobs=args.jobs or s.jobs or None, mode="force" if args.force else "auto",
+                                  page_timeout=args.page_timeout, build_timeout=args.build_timeout)
     if args.explain:
         for path in pages:
             print(explain(engine, path))
         return 0
-    report_path = args.report or cache.folder / "report.json"
+    report_path = args.report or engine.cache.folder / "report.json"
     # Every check before any kernel starts: a broken page is reported at once, not after the others ran.
-    problems = check_translations(docs, langs) + check_pairs(docs, notebooks, langs)
+    problems = check_translations(s.docs_dir, s.languages) + check_pairs(s.docs_dir, notebooks_dir(s), s.languages)
     if problems:
         for error in problems:
             print(error.message, file=sys.stderr)
-        failed = [PageResult(engine.shown(e.path), "failed", error=e) for e in problems]
-        Report(env, failed, 0.0, kernels=0).write(report_path)
+        Report(env, [PageResult(engine.shown(e.path), "failed", error=e) for e in problems], 0.0, kernels=0).write(report_path)
         print(f"{len(problems)} problem(s) found before execution; nothing was run")
         return 1
     if args.shard:
-        pages = split(pages, *args.shard, previous_durations(report_path, cfg["root"]), root=cfg["root"])
-    try:
-        report = engine.run(pages)
-    except BaseException as crash:
-        # The PR summary must not read an older report, or none, as "0 failed".
-        crashed = PageResult("(build)", "failed", error=NotebookError("(build)", f"the build stopped: {crash!r}"))
-        Report(env, [crashed], 0.0, kernels=0).write(report_path)
-        raise
+        pages = split(pages, *args.shard, previous_durations(report_path, s.root), root=s.root)
+    report = _run_reporting_crashes(engine, pages, report_path)
     print(report.summary_line())
     report.write(report_path)
-    if args.record:
-        store = recorded.Store(cfg["root"] / recorded.STORE_DIR, docs)
+    if machine is not None:
+        store = recorded.Store(s.root / recorded.STORE_DIR, s.docs_dir)
         for path in recorded.record(report.results, store, machine, tag=args.record_tag):
             print(f"recorded {path}")
     for error in report.failures:
         print(error.message, file=sys.stderr)
     if args.prune and not report.failures:
-        removed = cache.prune(report.used_keys | current_keys(engine, everything) | compared_keys(s, everything))
+        keep = report.used_keys | current_keys(engine, all_pages(s)) | compared_keys(s, all_pages(s))
+        removed = engine.cache.prune(keep)
         prune_parsed()
         print(f"pruned {len(removed)} unused cache entries")
     return 1 if report.failures else 0
 
 
-def _shards(args, cfg: dict, pages: list) -> int:
+def _run_reporting_crashes(engine: Engine, pages: list[Path], report_path: Path) -> Report:
+    try:
+        return engine.run(pages)
+    except BaseException as crash:
+        # The PR summary must not read an older report, or none, as "0 failed".
+        crashed = PageResult("(build)", "failed", error=NotebookError("(build)", f"the build stopped: {crash!r}"))
+        Report(engine.env, [crashed], 0.0, kernels=0).write(report_path)
+        raise
+
+
+def run_page(s: Settings, args) -> int:
+    report = Engine.from_settings(s, environment(s), jobs=1, mode="auto").run([args.page])
+    result = report.results[0]
+    if result.status != "failed":
+        _print_page(read_page(args.page), result.outputs, result.cell_seconds)
+    if result.error:
+        print(result.error.message, file=sys.stderr)
+    print("FAILED" if result.error else "OK")
+    return 1 if result.error else 0
+
+
+def merge(s: Settings, args) -> int:
+    target = s.path("cache_dir")
+    copied, damaged = merge_caches(args.sources, target)
+    # What the compared torch releases did (python -m torchnotes versions, one job per release and shard).
+    more, broken = merge_caches([Path(p) / FAILED_DIR for p in args.sources], target / FAILED_DIR)
+    copied, damaged = copied + more + merge_states(args.sources, target), damaged + broken
+    for error in damaged:
+        print(error.message, file=sys.stderr)
+    print(f"merged {copied} entries into {target}; {len(damaged)} damaged entries left out")
+    return 1 if damaged else 0
+
+
+def shards(s: Settings, args) -> int:
+    pages = all_pages(s)
     if args.count < 1:
         print(f"--count must be at least 1, got {args.count}", file=sys.stderr)
         return 2
@@ -274,19 +185,172 @@ def _shards(args, cfg: dict, pages: list) -> int:
         # The matrix passes each shard its pages space-separated.
         print("page paths may not contain whitespace; rename: " + ", ".join(spaced), file=sys.stderr)
         return 1
-    report = args.report or cfg["root"] / cfg["cache_dir"] / "report.json"
-    durations = previous_durations(report, cfg["root"])
-    shards = plan(pages, args.count, durations, root=cfg["root"])
+    durations = previous_durations(args.report or s.path("cache_dir") / "report.json", s.root)
+    planned = plan(pages, args.count, durations, root=s.root)
     if args.json:
-        print(json.dumps(matrix(shards), separators=(",", ":")))
+        print(json.dumps(matrix(planned), separators=(",", ":")))
         return 0
     default = sum(durations.values()) / len(durations) if durations else 1.0
-    for k, shard in enumerate(shards, 1):
+    for k, shard in enumerate(planned, 1):
         seconds = sum(durations.get(str(p), default) for p in shard)
         print(f"shard {k}/{args.count}: {len(shard)} pages, about {seconds:.0f} s")
         for page in shard:
             print(f"  {page}")
     return 0
+
+
+def prune(s: Settings, args) -> int:
+    engine = Engine.from_settings(s, environment(s))
+    keep = current_keys(engine, all_pages(s)) | compared_keys(s, all_pages(s))
+    removed = engine.cache.prune(keep)
+    parsed = prune_parsed()  # current_keys has just read every current page
+    print(f"removed {len(removed)} entries no current page uses; {len(engine.cache.keys())} kept"
+          f" ({len(parsed)} parsed page(s) of old versions removed)")
+    return 0
+
+
+def summarise(s: Settings, args) -> int:
+    folder = s.path("cache_dir")
+    print(summary(folder / "report.json", Cache(folder), args.against), end="")
+    return 0
+
+
+def render(s: Settings, args) -> int:
+    from .publish import Publisher
+
+    mode = "off" if getattr(args, "no_execute", False) else "force" if getattr(args, "force", False) else None
+    try:
+        published = Publisher(s, environment(s), mode=mode).run(getattr(args, "out", None))
+    except BuildFailed as failed:
+        print(str(failed), file=sys.stderr)
+        return 1
+    print(published.summary_line())
+    if args.command != "zensical":
+        return 0
+    from .zensical import build_all
+
+    try:
+        return build_all(s, args.config_file, published.out, args.site_dir)
+    except GeneratorFailed as failed:
+        print(failed.message, file=sys.stderr)
+        return 1
+
+
+def versions(s: Settings, args) -> int:
+    from .upgrade import print_matrix, versions_command
+
+    if args.matrix:
+        return print_matrix(s)
+    return versions_command(s, args.pages or all_pages(s), args.only, args.report)
+
+
+def upgrade(s: Settings, args) -> int:
+    from .upgrade import upgrade as move_to
+
+    return move_to(s, args.version, args.report, args.config_file)
+
+
+# ------------------------------------------------------------------------------------------------
+# Their arguments.
+
+def parse_shard(text: str) -> tuple[int, int]:
+    k, _, n = text.partition("/")
+    k, n = int(k), int(n)
+    if not 1 <= k <= n:
+        raise argparse.ArgumentTypeError(f"shard must be k/n with 1 <= k <= n, got {text}")
+    return k, n
+
+
+def _no_arguments(command) -> None:
+    pass
+
+
+def _check_arguments(command) -> None:
+    command.add_argument("--strict-gpu", action="store_true",
+                         help="stale or missing GPU recordings (recorded/) are errors, not warnings")
+
+
+def _execute_arguments(command) -> None:
+    command.add_argument("pages", nargs="*", type=Path)
+    command.add_argument("--force", action="store_true", help="ignore the cache")
+    command.add_argument("--jobs", type=int)
+    command.add_argument("--shard", type=parse_shard, help="k/n: execute only the k-th of n balanced shards")
+    command.add_argument("--report", type=Path, help="where to write the JSON report (default: <cache_dir>/report.json)")
+    command.add_argument("--record", action="store_true", help="on a CUDA machine: write the needs-cuda outputs into "
+                                                               "recorded/ (default pages: those with needs-cuda cells)")
+    # Tests record their own tag on CPU through this same path (recorded.TEST_TAG); not for pages.
+    command.add_argument("--record-tag", default=recorded.TAG, help=argparse.SUPPRESS)
+    command.add_argument("--explain", action="store_true", help="say for each page why it is a cache hit or miss; run nothing")
+    command.add_argument("--prune", action="store_true", help="after a good build, remove entries no current page uses")
+    command.add_argument("--page-timeout", type=float, default=900, help="seconds for a whole page (default 900; 0: none)")
+    command.add_argument("--build-timeout", type=float, default=0, help="seconds for the whole build (default: none)")
+
+
+def _page_argument(command) -> None:
+    command.add_argument("page", type=Path)
+
+
+def _summary_arguments(command) -> None:
+    command.add_argument("--against", type=Path, help="an earlier report (main's) to list changed outputs")
+
+
+def _shards_arguments(command) -> None:
+    command.add_argument("--count", type=int, required=True, help="number of shards")
+    command.add_argument("--json", action="store_true", help="a GitHub Actions matrix, on one line")
+    command.add_argument("--report", type=Path, help="the report whose durations balance the split")
+
+
+def _merge_arguments(command) -> None:
+    command.add_argument("sources", nargs="+", type=Path)
+
+
+def _render_arguments(command) -> None:
+    command.add_argument("out", nargs="?", type=Path, help="default: publish_dir of mkdocs.yml (build/publish)")
+    command.add_argument("--no-execute", action="store_true", help="cache only: a page without cached outputs is an error")
+    command.add_argument("--force", action="store_true", help="execute every page, ignoring the cache")
+
+
+def _zensical_arguments(command) -> None:
+    command.add_argument("--site-dir", type=Path, default=Path("site-zensical"))
+
+
+def _cache_arguments(command) -> None:
+    command.add_argument("action", choices=["prune"], help="prune: keep only the entries the current pages use")
+
+
+def _versions_arguments(command) -> None:
+    command.add_argument("pages", nargs="*", type=Path, help="only these pages (a shard of the deploy workflow)")
+    command.add_argument("--only", action="append", metavar="VERSION", help="only this compared release (repeatable)")
+    command.add_argument("--report", type=Path, help="also write the Markdown drift report to this file")
+    command.add_argument("--matrix", action="store_true", help="print the compared releases as a JSON list and stop "
+                                                               "(the deploy workflow's matrix)")
+
+
+def _upgrade_arguments(command) -> None:
+    command.add_argument("version", help="the new release, e.g. 2.16.0")
+    command.add_argument("--report", type=Path, default=Path("build/torch-upgrade.md"), help="where the report goes")
+
+
+# name: (function, what it does, its arguments)
+COMMANDS = {
+    "sync": (sync, "write every paired notebook (notebooks/) from its page", _no_arguments),
+    "check": (check, "translations, notebook pairs, front matter, tags, safe prose, tokens, glossary; GPU recordings",
+              _check_arguments),
+    "execute": (execute, "execute pages through the cache and write the report (--explain: why each is a hit or miss)",
+                _execute_arguments),
+    "run": (run_page, "execute one page and print its cells with their outputs", _page_argument),
+    "summary": (summarise, "Markdown summary of the last report, for CI job summaries (drift included)",
+                _summary_arguments),
+    "shards": (shards, "split the pages into balanced shards (the deploy workflow's plan)", _shards_arguments),
+    "merge": (merge, "merge cache folders (shards, compared releases) into this site's cache", _merge_arguments),
+    "render": (render, "execute what the cache lacks and write the publish tree (plain Markdown per language)",
+               _render_arguments),
+    "zensical": (render, "render, then build every language with Zensical", _zensical_arguments),
+    "versions": (versions, "execute every page under each older torch of versions.yml and report what differs",
+                 _versions_arguments),
+    "upgrade": (upgrade, "pin a new torch, install it, run every version, write the drift report", _upgrade_arguments),
+    "cache": (prune, "look after the execution cache (prune: remove entries no current page uses)", _cache_arguments),
+}
 
 
 def _print_page(page, outputs, seconds=()) -> None:

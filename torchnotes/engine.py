@@ -108,6 +108,14 @@ class Engine:
         self.mode = mode
         self.log = log
 
+    @classmethod
+    def from_settings(cls, settings, env: Environment, **overrides) -> Engine:
+        """The one way to build the site's engine: mkdocs.yml's options (torchnotes.settings), then overrides."""
+        options = dict(root=settings.root, jobs=settings.jobs or None, timeout=settings.timeout,
+                       kernel=settings.kernel, memory_limit_mb=settings.memory_limit_mb, mode=settings.execute)
+        options.update(overrides)
+        return cls(Cache(settings.path("cache_dir")), env, **options)
+
     def shown(self, path: Path) -> str:
         path = Path(path).resolve()
         return str(path.relative_to(self.root)) if path.is_relative_to(self.root) else str(path)

@@ -23,7 +23,6 @@ import nbformat
 import yaml
 
 from . import recorded, tokens
-from .cache import Cache
 from .changes import CHANGES_MARKER, DRIFT_REPORT, changes_markdown, compare, drift_report
 from .checks import as_paired, check_translations, notebook_text, page_paths, paired_notebook
 from .engine import Engine, PageResult, Report
@@ -62,11 +61,8 @@ class Publisher:
         self.env = env
         self.log = log
         self.store = Store(settings.root / STORE_DIR, settings.docs_dir)
-        self.engine = Engine(
-            Cache(settings.path("cache_dir")), env, root=settings.root, jobs=jobs or settings.jobs or None,
-            timeout=settings.timeout, kernel=settings.kernel, memory_limit_mb=settings.memory_limit_mb,
-            mode=mode or settings.execute, log=log,
-        )
+        self.engine = Engine.from_settings(settings, env, jobs=jobs or settings.jobs or None,
+                                           mode=mode or settings.execute, log=log)
 
     def pages(self) -> list[Path]:
         return [p for lang in self.settings.languages for p in page_paths(self.settings.docs_dir, lang)]

@@ -9,7 +9,6 @@ from pathlib import Path
 
 import yaml
 
-from .cache import Cache
 from .changes import compare, drift_report
 from .engine import Engine
 from .environment import probe
@@ -42,8 +41,7 @@ def versions_command(settings: Settings, pages: list[Path], only: list[str] | No
             continue
         print(f"torch {version}: {report.summary_line()} ({report.count('failed')} raise there: kept as results)")
     env = probe(settings.path("requirements"))
-    primary = Engine(Cache(settings.path("cache_dir")), env, root=settings.root, jobs=settings.jobs or None,
-                     timeout=settings.timeout, kernel=settings.kernel, memory_limit_mb=settings.memory_limit_mb)
+    primary = Engine.from_settings(settings, env, mode="auto")
     own = primary.run(pages)
     print(f"torch {env.torch} (the site's): {own.summary_line()}")
     text = drift_report(compare(settings, own.results))

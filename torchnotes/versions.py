@@ -197,9 +197,8 @@ def read_state(settings: Settings, version: str) -> dict | None:
 def compared_engine(settings: Settings, state: dict, *, mode: str = "off", log=print) -> Engine:
     """An engine that reads (mode off) or fills (auto) the cache of one compared release."""
     env = Environment(**state["env"])
-    return Engine(Cache(settings.path("cache_dir")), env, root=settings.root, jobs=settings.jobs or None,
-                  timeout=settings.timeout, kernel=state["kernel"], memory_limit_mb=settings.memory_limit_mb,
-                  mode=mode, packages=state["packages"], python=state["python"], log=log)
+    return Engine.from_settings(settings, env, kernel=state["kernel"], mode=mode, packages=state["packages"],
+                                python=state["python"], log=log)
 
 
 def failures(settings: Settings) -> Cache:
