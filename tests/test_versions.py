@@ -252,3 +252,20 @@ def test_upgrade_rewrites_the_pin_and_the_list_then_runs_every_version(site, tmp
     assert (copy / "versions.yml").read_text().startswith("# the list\n")
     assert "install" in commands[0] and "requirements.txt" in commands[0][-1]
     assert commands[1][-3:] == ["versions", "--report", "report.md"]
+
+
+def test_warnings_are_found_on_stderr_and_where_a_cell_prints_what_it_caught(tmp_path):
+    from torchnotes.drift import warnings_in
+
+    path = page(tmp_path, "en/a.md", code("x = 1") + code("y = 2"))
+    cells = read_page(path).code_cells
+    outputs = {
+        cells[0].id: [{"output_type": "stream", "name": "stderr",
+                       "text": "/x/torch/a.py:3: FutureWarning: torch.jit.script is deprecated.\n  y = f()\n"}],
+        cells[1].id: [{"output_type": "stream", "name": "stdout",
+                       "text": "UserWarning: None of the inputs have requires_grad=True.\nno UserWarning: here\n"}],
+    }
+    assert warnings_in(read_page(path), outputs) == [
+        (1, "FutureWarning", "torch.jit.script is deprecated."),
+        (2, "UserWarning", "None of the inputs have requires_grad=True."),
+    ]

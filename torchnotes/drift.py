@@ -30,6 +30,7 @@ _MASKS = [
     (re.compile(r"\b\d+(?:\.\d+)?\s?(?:[KMGT]i?B|bytes)\b"), "<memory>"),
 ]
 WARNING = re.compile(r"\b(\w*(?:Deprecation|Future|User)Warning): (.+)")
+PRINTED_WARNING = re.compile(r"^(\w*(?:Deprecation|Future|User)Warning): (.+)", re.MULTILINE)
 
 
 def normalise(text: str) -> str:
@@ -98,9 +99,12 @@ def warnings_in(page, outputs: dict[str, list[dict]]) -> list[tuple[int, str, st
     seen, found = set(), []
     for number, cell in enumerate(page.code_cells, 1):
         for out in outputs.get(cell.id, []):
-            if out.get("output_type") != "stream" or out.get("name") != "stderr":
+            if out.get("output_type") != "stream":
                 continue
-            for match in WARNING.finditer(strip_ansi(_joined(out.get("text", "")))):
+            # On stderr as Python reports them; on stdout as a cell that caught them prints them (a line that
+            # starts with the warning's class).
+            pattern = WARNING if out.get("name") == "stderr" else PRINTED_WARNING
+            for match in pattern.finditer(strip_ansi(_joined(out.get("text", "")))):
                 item = (match.group(1), normalise(match.group(2)))
                 if item not in seen:
                     seen.add(item)
