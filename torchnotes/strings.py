@@ -6,6 +6,22 @@ Keys are shared by all languages; `strings(lang)` falls back to English for a la
 from __future__ import annotations
 
 EN = {
+    # GPU recordings (torchnotes.recorded): under needs-cuda cells, the provenance line, the report.
+    "gpu": {
+        "recorded": "Recorded on {gpu}{count} · CUDA {cuda} · torch {torch} · {date}",
+        "recorded_cpu": "Recorded on CPU · torch {torch} · {date}",
+        "stale": "The GPU output of this cell is out of date: its code, or code above it, changed after it was recorded on {gpu} ({date}). It needs re-recording on a GPU.",
+        "missing": "This cell needs a CUDA device. Its output has not yet been recorded on a GPU.",
+        "provenance": "GPU cells {cells} recorded on {gpu} · torch {torch} · {date}",
+        "provenance_stale": "GPU cells out of date: {cells}",
+        "provenance_missing": "GPU cells not recorded: {cells}",
+        "section": "GPU recordings",
+        "page": "Page",
+        "cells": "Cells",
+        "recorded_on": "Recorded on",
+        "stale_cells": "Stale",
+        "none": "–",
+    },
     # The language itself, for the header's language menu.
     "language_name": "English",
     "site_name": "PyTorch Notes",
@@ -64,6 +80,22 @@ EN = {
 }
 
 ZH = {
+    # GPU recordings (torchnotes.recorded): under needs-cuda cells, the provenance line, the report.
+    "gpu": {
+        "recorded": "录制于 {gpu}{count} · CUDA {cuda} · torch {torch} · {date}",
+        "recorded_cpu": "录制于 CPU · torch {torch} · {date}",
+        "stale": "此单元的 GPU 输出已过期：它的代码或它之前的代码在 {gpu} 上录制（{date}）之后有改动，需要在 GPU 上重新录制。",
+        "missing": "此单元需要 CUDA 设备，其输出尚未在 GPU 上录制。",
+        "provenance": "GPU 单元 {cells} 录制于 {gpu} · torch {torch} · {date}",
+        "provenance_stale": "已过期的 GPU 单元：{cells}",
+        "provenance_missing": "尚未录制的 GPU 单元：{cells}",
+        "section": "GPU 录制",
+        "page": "页面",
+        "cells": "单元",
+        "recorded_on": "录制于",
+        "stale_cells": "已过期",
+        "none": "–",
+    },
     "language_name": "简体中文",
     "site_name": "PyTorch 笔记",
     "needs_cuda": "此单元需要 CUDA 设备。本次构建运行在 {device} 上，因此没有输出。",
