@@ -8,6 +8,7 @@ tagged volatile) and use an API 2.13 does not have yet. `python -m torchnotes ve
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 import subprocess
@@ -23,7 +24,11 @@ from torchnotes.pages import read_page
 from torchnotes.versions import load_versions, pinned_torch
 
 ROOT = Path(__file__).resolve().parent.parent
-OLD = "2.13.0+cpu"  # its wheel lies on this machine's disk (and installs from PyPI's CPU index elsewhere)
+# 2.13.0's CPU wheel where one lies on disk (these machines keep it in a pip find-links folder: a small, fast
+# install); PyPI's own 2.13.0 wheel elsewhere. Either way a real release, really installed and executed.
+WHEELS = [Path(p) for p in (os.environ.get("PIP_FIND_LINKS", "") + " /opt/wheels").split() if Path(p).is_dir()]
+CPU_WHEEL = next((w for folder in WHEELS for w in folder.glob("torch-2.13.0+cpu-*.whl")), None)
+OLD = "2.13.0+cpu" if CPU_WHEEL else "2.13.0"
 PRIMARY = pinned_torch(ROOT / "requirements.txt")
 
 CELLS = [
@@ -40,8 +45,10 @@ CHANGES = "---\ntitle: {title}\ndescription: Changes.\n---\n\n# {title}\n\n<!-- 
 
 
 def run(site: Path, *args: str, envs: Path) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, *args], cwd=site, capture_output=True, text=True, check=False,
-                          env={**__import__("os").environ, "TORCHNOTES_ENVS": str(envs), "NO_MKDOCS_2_WARNING": "1"})
+    env = {**os.environ, "TORCHNOTES_ENVS": str(envs), "NO_MKDOCS_2_WARNING": "1"}
+    if CPU_WHEEL:
+        env["PIP_FIND_LINKS"] = str(CPU_WHEEL.parent)
+    return subprocess.run([sys.executable, *args], cwd=site, capture_output=True, text=True, check=False, env=env)
 
 
 @pytest.fixture(scope="module")
