@@ -2,8 +2,8 @@
 
 The key hashes the code cells (comments stripped) with their options, the kernel, the engine's own source
 (kernel setup included) and the environment (allow-listed variables included). The entry also records the
-project files the page read and the packages it imported, and is served only while those are unchanged
-(torchnotes.inputs). An entry is one JSON file written atomically and carrying a checksum of its own body,
+project files the page read and the packages it imported (and the fonts, when one of them draws text), and is
+served only while those are unchanged (torchnotes.inputs). An entry is one JSON file written atomically and carrying a checksum of its own body,
 so a truncated or edited entry is detected and executed again, never served.
 """
 
@@ -45,6 +45,7 @@ def key_parts(code_cells: list, kernel: str, env: Environment) -> dict[str, str]
     """Each part of the key on its own, so a miss can say which one changed."""
     env_key = env.key()
     variables = env_key.pop("variables", "{}")
+    env_key.pop("fonts", None)  # an input of the pages that draw text, not of every page (torchnotes.inputs)
     cells = [
         {
             "code": code_fingerprint(cell.source),

@@ -112,7 +112,8 @@ class Engine:
         self.jobs = jobs or os.cpu_count() or 1
         extensions = cache.folder / "extensions" / f"torch-{env.torch}-py{env.python}"
         self.options = Options(kernel=kernel, timeout=timeout, memory_limit_mb=memory_limit_mb, cuda=env.cuda,
-                               page_timeout=page_timeout, root=self.root, extensions_dir=extensions)
+                               page_timeout=page_timeout, root=self.root, extensions_dir=extensions,
+                               fonts=env.fonts)
         self.build_timeout = build_timeout
         self.fork = fork  # kernels forked from a zygote that has imported torch (torchnotes.zygote)
         self.mode = mode
@@ -297,7 +298,7 @@ class Engine:
             body = self._get(variant_key(key, source))
         if body is None:
             return None, "no entry"
-        changed = changes(self.root, body.get("inputs"), self.versions)
+        changed = changes(self.root, body.get("inputs"), self.versions, self.env.fonts)
         if changed:
             return None, "; ".join(changed)
         return body, ""
@@ -321,12 +322,12 @@ class Engine:
             "key_parts": self.key_parts(page),
             "source": source,
             "quotes_source": quotes_source(execution.outputs),
-            "inputs": snapshot(self.root, execution.record),
+            "inputs": snapshot(self.root, execution.record, self.env.fonts),
         }
         main = self._get(key)
         # The main entry is any page's whose outputs quote no source, else the first page's; twins with other
         # comments keep theirs under a variant key.
-        if main is None or main.get("source") == source or not body["quotes_source"] or changes(self.root, main.get("inputs"), self.versions):
+        if main is None or main.get("source") == source or not body["quotes_source"] or changes(self.root, main.get("inputs"), self.versions, self.env.fonts):
             self.cache.put(key, body)
             used.add(key)
         if body["quotes_source"]:
@@ -377,7 +378,7 @@ def explain(engine: Engine, path: Path) -> str:
         return f"{shown}: miss: --force executes every page"
     body, note = engine._lookup(key, page)
     if body is not None:
-        return f"{shown}: hit: entry {key[:12]} (executed {body['date']}); its code, engine, environment, files and packages are unchanged"
+        return f"{shown}: hit: entry {key[:12]} (executed {body['date']}); its code, engine, environment, files, packages and fonts are unchanged"
     if note != "no entry":
         return f"{shown}: miss: entry {key[:12]} exists, but {note}"
     previous = _previous_entry(engine, shown)
@@ -390,7 +391,7 @@ def explain(engine: Engine, path: Path) -> str:
             continue
         if name == "environment":
             old, new = previous.get("env", {}), engine.env.key()
-            fields_ = [f"{k} {old.get(k)!r} -> {new.get(k)!r}" for k in sorted(new) if k != "variables" and old.get(k) != new.get(k)]
+            fields_ = [f"{k} {old.get(k)!r} -> {new.get(k)!r}" for k in sorted(new) if k not in ("variables", "fonts") and old.get(k) != new.get(k)]
             text += f" ({'; '.join(fields_)})" if fields_ else ""
         elif name == "variables":
             old, new = json.loads(before.get(name) or "{}"), json.loads(parts[name])
