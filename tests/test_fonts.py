@@ -7,6 +7,8 @@ no CJK) and added in a user font folder (XDG_DATA_HOME/fonts); matplotlib's font
 """
 
 import dataclasses
+import os
+import re
 import shutil
 import subprocess
 import sys
@@ -17,6 +19,7 @@ import pytest
 from helpers import code, page
 from matplotlib import font_manager
 
+from torchnotes.checks import sync_pairs
 from torchnotes.engine import explain
 from torchnotes.environment import font_files, font_fingerprint
 from torchnotes.errors import MissingGlyph
@@ -116,3 +119,35 @@ def test_the_fingerprint_covers_the_files_matplotlib_scans(fonts, monkeypatch):
     probe = "import sys, torchnotes.environment as e; e.font_fingerprint(); print('matplotlib' in sys.modules)"
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
     assert done.stdout == "False\n"
+
+
+def test_mkdocs_build_stops_at_boxes_and_passes_once_the_font_is_there(fonts, tmp_path):
+    """The issue as a contributor met it: mkdocs build --strict on a machine without fonts-noto-cjk."""
+    src = tmp_path / "site-src"
+    shutil.copytree(Path(__file__).parent / "fixtures" / "site", src)
+    demo = src / "docs/zh/demo.md"
+    demo.write_text(demo.read_text(encoding="utf-8").replace("plt.plot([0, 1], [0, 1])\n",
+                                                             "plt.plot([0, 1], [0, 1])\nplt.title(\"直线\")\n"),
+                    encoding="utf-8")
+    sync_pairs(src / "docs", src / "notebooks", ["en", "zh"])
+
+    def build(**env):
+        command = [sys.executable, "-m", "mkdocs", "build", "--strict", "-f", str(src / "mkdocs.yml"),
+                   "-d", str(tmp_path / "site")]
+        return subprocess.run(command, capture_output=True, text=True, cwd=src, timeout=600,
+                              env={**os.environ, "NO_MKDOCS_2_WARNING": "1", **env})
+
+    done = build(MPL_IGNORE_SYSTEM_FONTS="1")
+    assert done.returncode != 0
+    assert re.search(r"docs/zh/demo\.md:\d+ \(code cell 4\): a figure draws 2 character\(s\) .*\(直线, "
+                     r"missing from DejaVu Sans\)", done.stderr), done.stderr
+    assert "fonts-noto-cjk" in done.stderr
+
+    done = build()
+    assert done.returncode == 0, done.stderr
+    assert re.search(r"\d+ pages: [1-9]\d* run", done.stderr)  # the failed page was not cached
+    folder = tmp_path / "site" / "zh" / "demo"
+    published = (folder / "index.html").read_text(encoding="utf-8")
+    figure = re.search(r'<img [^>]*class="nb-image"[^>]*src="(demo-code-4-[^"]+\.png)"', published)
+    assert figure and (folder / figure[1]).read_bytes().startswith(b"\x89PNG")
+    assert "missing from font" not in published

@@ -240,7 +240,7 @@ def _check_glyphs(shown, cells, outputs, lines) -> NotebookError | None:
         chars = "".join(dict.fromkeys(chr(int(code)) for code, _ in found))
         fonts = ", ".join(dict.fromkeys(font for _, font in found))
         return MissingGlyph(
-            shown, f"a figure draws {len(chars)} character(s) that no font matplotlib has can show ({chars}, "
+            shown, f"a figure draws {len(chars)} character(s) that none of matplotlib's fonts can show ({chars}, "
                    f"missing from {fonts}): the published figure would show empty boxes",
             cell=index + 1, line=lines[index] if index < len(lines) else None)
     return None
