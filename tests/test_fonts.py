@@ -21,8 +21,8 @@ from matplotlib import font_manager
 
 from torchnotes.checks import sync_pairs
 from torchnotes.engine import explain
-from torchnotes.environment import font_files, font_fingerprint
 from torchnotes.errors import MissingGlyph
+from torchnotes.fonts import font_files, font_fingerprint
 
 FIGURE = code("""
     import matplotlib.pyplot as plt

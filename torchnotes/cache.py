@@ -21,8 +21,8 @@ from .pages import code_fingerprint  # noqa: F401  (re-exported: the key's view 
 
 # The modules whose code decides what a cached entry holds. The renderer and the MkDocs glue are not here:
 # they run on every build, from the entry, so a change to them needs no re-execution.
-ENGINE_SOURCES = ("cache.py", "engine.py", "environment.py", "execute.py", "inputs.py", "kernel_setup.py",
-                  "outputs.py", "pages.py", "zygote.py")
+ENGINE_SOURCES = ("cache.py", "engine.py", "environment.py", "execute.py", "fonts.py", "inputs.py",
+                  "kernel_setup.py", "outputs.py", "pages.py", "zygote.py")
 
 
 def engine_version(folder: Path = Path(__file__).parent) -> str:

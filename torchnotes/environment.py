@@ -14,6 +14,8 @@ import sys
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from .fonts import font_fingerprint
+
 # Run in a child interpreter: importing torch into the build process would cost memory and time.
 _PROBE = """
 import json, platform, torch
@@ -122,44 +124,3 @@ def requirements_hash(path: Path | None) -> str:
         return "none"
     return hashlib.sha256(Path(path).read_bytes()).hexdigest()[:16]
 
-
-# The font files matplotlib's font list is built from on Linux (matplotlib.font_manager.findSystemFonts: what
-# fc-list reports plus these folders), found without importing matplotlib (half a second) into the build.
-FONT_SUFFIXES = (".ttf", ".otf", ".ttc", ".afm")
-
-
-def font_directories(env: dict | None = None) -> list[Path]:
-    env = os.environ if env is None else env
-    home = Path.home()
-    return [Path(p) for p in ("/usr/X11R6/lib/X11/fonts/TTF/", "/usr/X11/lib/X11/fonts", "/usr/share/fonts/",
-                              "/usr/local/share/fonts/", "/usr/lib/openoffice/share/fonts/truetype/")] + [
-        Path(env.get("XDG_DATA_HOME") or home / ".local/share") / "fonts", home / ".fonts"]
-
-
-def font_files(env: dict | None = None) -> list[Path]:
-    env = os.environ if env is None else env
-    if env.get("MPL_IGNORE_SYSTEM_FONTS"):  # matplotlib then uses only the fonts it ships
-        return []
-    found = set(_fontconfig_files())
-    for folder in font_directories(env):
-        for parent, _, names in os.walk(folder):
-            found.update(Path(parent, n) for n in names if Path(n).suffix.lower() in FONT_SUFFIXES)
-    return sorted(p for p in found if p.is_file())
-
-
-def _fontconfig_files() -> list[Path]:
-    try:
-        done = subprocess.run(["fc-list", "--format=%{file}\\n"], capture_output=True, text=True, check=False)
-    except OSError:  # no fontconfig: matplotlib reads the folders only
-        return []
-    return [Path(line) for line in done.stdout.splitlines() if Path(line).suffix.lower() in FONT_SUFFIXES]
-
-
-def font_fingerprint(env: dict | None = None) -> str:
-    """'<count> font files <hash>': the hash of each font file's path and size (installing, removing or
-    upgrading a font changes it; a copy of the same image on another machine gives the same)."""
-    files = font_files(env)
-    digest = hashlib.sha256()
-    for path in files:
-        digest.update(f"{path}\0{path.stat().st_size}\0".encode())
-    return f"{len(files)} font files {digest.hexdigest()[:12]}"

@@ -27,11 +27,11 @@ from .errors import (
     InputsUnrecorded,
     KernelDied,
     KernelStartFailed,
-    MissingGlyph,
     NotebookError,
     OutputTooLarge,
     PageTimeout,
 )
+from .fonts import missing_glyphs
 from .inputs import RECORD_CELL, RecordMissing, parse_record
 from .locks import temp_folder
 from .outputs import PAGE_LIMIT, cap_cell, normalise, over_page_limit
@@ -60,7 +60,7 @@ class Options:
     root: Path | None = None  # the project: files under it that a page reads are recorded
     zygote: Zygote | None = None  # forks the kernels (torchnotes.zygote); None: each kernel starts from scratch
     extensions_dir: Path | None = None  # torch's JIT extension cache, kept with the execution cache
-    fonts: str = ""  # environment.font_fingerprint: a kernel rescans matplotlib's fonts when it changes
+    fonts: str = ""  # fonts.font_fingerprint: a kernel rescans matplotlib's fonts when it changes
 
 
 def kernel_env(options: Options) -> dict[str, str]:
@@ -174,7 +174,7 @@ async def execute_page(page: Page, options: Options, display_path: str | None = 
     if result.error is None:
         result.error = _check_expected_errors(shown, cells, result.outputs, lines, options.cuda)
     if result.error is None:
-        result.error = _check_glyphs(shown, cells, result.outputs, lines)
+        result.error = missing_glyphs(shown, cells, result.outputs, lines)
     if result.error is None:
         over = over_page_limit([result.outputs[cell.id] for cell in cells])
         if over is not None:
@@ -222,33 +222,6 @@ def _check_expected_errors(shown, cells, outputs, lines, cuda) -> NotebookError 
         if pattern and not re.search(pattern, strip_ansi(got["evalue"])):
             return ExpectedErrorMismatch(shown, f"{want} message does not match {pattern!r}: {strip_ansi(got['evalue'])}", **where)
     return None
-
-
-# matplotlib's warning for a character its fonts lack, drawn as an empty box: "Glyph 20013
-# (\N{CJK UNIFIED IDEOGRAPH-4E2D}) missing from font(s) DejaVu Sans."
-_MISSING_GLYPH = re.compile(r"Glyph (\d+) \(.*?\) missing from font\(s\) (.+?)\.\s*$", re.MULTILINE)
-
-
-def _check_glyphs(shown, cells, outputs, lines) -> NotebookError | None:
-    """A figure whose text shows boxes instead of characters fails the page: it is never published nor cached."""
-    for index, cell in enumerate(cells):
-        text = "".join(_stream_text(o) for o in outputs.get(cell.id, [])
-                       if o.get("output_type") == "stream" and o.get("name") == "stderr")
-        found = _MISSING_GLYPH.findall(text)
-        if not found:
-            continue
-        chars = "".join(dict.fromkeys(chr(int(code)) for code, _ in found))
-        fonts = ", ".join(dict.fromkeys(font for _, font in found))
-        return MissingGlyph(
-            shown, f"a figure draws {len(chars)} character(s) that none of matplotlib's fonts can show ({chars}, "
-                   f"missing from {fonts}): the published figure would show empty boxes",
-            cell=index + 1, line=lines[index] if index < len(lines) else None)
-    return None
-
-
-def _stream_text(output: dict) -> str:
-    text = output.get("text", "")
-    return "".join(text) if isinstance(text, list) else text
 
 
 def _tail(traceback: str, lines: int = 25) -> str:

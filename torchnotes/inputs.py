@@ -46,7 +46,7 @@ def file_hash(path: Path) -> str | None:
 
 def snapshot(root: Path, record: dict, fonts: str = "") -> dict:
     """The entry's 'inputs': {"files": {path relative to root: sha256}, "packages": {name: version}}, and
-    "fonts" (environment.font_fingerprint) when the page drew text with matplotlib: its entry holds only while
+    "fonts" (fonts.font_fingerprint) when the page drew text with matplotlib: its entry holds only while
     the fonts are the same. Keying every page on fonts would re-run the pages without figures for nothing."""
     engine = Path(__file__).resolve().parent  # its source is in the key already (cache.ENGINE_VERSION)
     files = [rel for rel in record["files"] if not (Path(root) / rel).resolve().is_relative_to(engine)]
@@ -81,7 +81,7 @@ def _installed_version(name: str) -> str | None:
 def changes(root: Path, inputs: dict | None, known_versions: dict[str, str | None] | None = None,
             fonts: str = "") -> list[str]:
     """Why a stored entry no longer holds: each changed file, package or font set, in words. Empty when all is
-    the same. fonts: the build's environment.font_fingerprint."""
+    the same. fonts: the build's fonts.font_fingerprint."""
     if inputs is None:
         return ["the entry does not say which files and packages the page used"]
     found = []

@@ -79,7 +79,7 @@ def _record_inputs(os, sys):
 
 def _rescan_fonts(os, matplotlib, font_manager):
     """matplotlib builds its font list once and keeps it in a cache file, so a font installed later stays
-    invisible to it. The build passes the fingerprint of the font files (environment.font_fingerprint): when it
+    invisible to it. The build passes the fingerprint of the font files (fonts.font_fingerprint): when it
     is not the one the cached list was made from, scan again, as matplotlib does for a font file that is gone."""
     fonts = os.environ.get("TORCHNOTES_FONTS")
     if not fonts:
