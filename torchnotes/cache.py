@@ -2,9 +2,10 @@
 
 The key hashes the code cells (comments stripped) with their options, the kernel, the engine's own source
 (kernel setup included) and the environment (allow-listed variables included). The entry also records the
-project files the page read and the packages it imported (and the fonts, when one of them draws text), and is
-served only while those are unchanged (torchnotes.inputs). An entry is one JSON file written atomically and carrying a checksum of its own body,
-so a truncated or edited entry is detected and executed again, never served.
+project files the page read and the packages it imported (and the fonts, when it drew text with matplotlib),
+and is served only while those are unchanged (torchnotes.inputs). An entry is one JSON file written atomically
+and carrying a checksum of its own body, so a truncated or edited entry is detected and executed again, never
+served.
 """
 
 from __future__ import annotations

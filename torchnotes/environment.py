@@ -123,4 +123,3 @@ def requirements_hash(path: Path | None) -> str:
     if path is None or not Path(path).exists():
         return "none"
     return hashlib.sha256(Path(path).read_bytes()).hexdigest()[:16]
-
