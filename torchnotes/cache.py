@@ -2,9 +2,10 @@
 
 The key hashes the code cells (comments stripped) with their options, the kernel, the engine's own source
 (kernel setup included) and the environment (allow-listed variables included). The entry also records the
-project files the page read and the packages it imported, and is served only while those are unchanged
-(torchnotes.inputs). An entry is one JSON file written atomically and carrying a checksum of its own body,
-so a truncated or edited entry is detected and executed again, never served.
+project files the page read and the packages it imported (and the fonts, when it drew text with matplotlib),
+and is served only while those are unchanged (torchnotes.inputs). An entry is one JSON file written atomically
+and carrying a checksum of its own body, so a truncated or edited entry is detected and executed again, never
+served.
 """
 
 from __future__ import annotations
@@ -66,6 +67,7 @@ def key_parts(code_cells: list, kernel: str, env: Environment) -> dict[str, str]
     """Each part of the key on its own, so a miss can say which one changed."""
     env_key = env.key()
     variables = env_key.pop("variables", "{}")
+    env_key.pop("fonts", None)  # an input of the pages that draw text, not of every page (torchnotes.inputs)
     cells = [
         {
             "code": code_fingerprint(cell.source),
@@ -229,7 +231,7 @@ class PageCache:
             body = self._read(variant_key(key, source))
         if body is None:
             return Miss(key, "no entry")
-        changed = changes(self.root, body.get("inputs"), self._known())
+        changed = changes(self.root, body.get("inputs"), self._known(), self.env.fonts)
         if changed:
             return Miss(key, "; ".join(changed))
         if body.get("source") != source:
@@ -249,13 +251,13 @@ class PageCache:
             "key_parts": self.key_parts(page),
             "source": source,
             "quotes_source": quotes_source(execution.outputs),
-            "inputs": snapshot(self.root, execution.record),
+            "inputs": snapshot(self.root, execution.record, self.env.fonts),
         }
         main, written = self._read(key), set()
         # The main entry is any page's whose outputs quote no source, else the first page's; twins with other
         # comments keep theirs under a variant key.
         if (main is None or main.get("source") == source or not body["quotes_source"]
-                or changes(self.root, main.get("inputs"), self._known())):
+                or changes(self.root, main.get("inputs"), self._known(), self.env.fonts)):
             self.store_.put(key, body)
             written.add(key)
         if body["quotes_source"]:

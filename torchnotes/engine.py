@@ -101,7 +101,8 @@ class Engine:
         self.jobs = jobs or os.cpu_count() or 1
         extensions = cache.folder / "extensions" / f"torch-{env.torch}-py{env.python}"
         self.options = Options(kernel=kernel, timeout=timeout, memory_limit_mb=memory_limit_mb, cuda=env.cuda,
-                               page_timeout=page_timeout, root=self.root, extensions_dir=extensions)
+                               page_timeout=page_timeout, root=self.root, extensions_dir=extensions,
+                               fonts=env.fonts)
         self.build_timeout = build_timeout
         self.fork = fork  # kernels forked from a zygote that has imported torch (torchnotes.zygote)
         self.python = python  # the kernels' interpreter: the zygote is started with it
@@ -341,7 +342,7 @@ def explain(engine: Engine, path: Path) -> str:
     found = engine.lookup(page)
     key = found.key
     if isinstance(found, Hit):
-        return f"{shown}: hit: entry {key[:12]} (executed {found.body['date']}); its code, engine, environment, files and packages are unchanged"
+        return f"{shown}: hit: entry {key[:12]} (executed {found.body['date']}); its code, engine, environment, files, packages and fonts are unchanged"
     if engine.mode == "force":
         return f"{shown}: miss: {found.reason}"
     if found.reason != "no entry":
@@ -362,7 +363,7 @@ def _changed_parts(previous: dict, parts: dict, env_now: dict) -> list[str]:
         if name == "environment":
             old = previous.get("env", {})
             fields_ = [f"{k} {old.get(k)!r} -> {env_now.get(k)!r}" for k in sorted(env_now)
-                       if k != "variables" and old.get(k) != env_now.get(k)]
+                       if k not in ("variables", "fonts") and old.get(k) != env_now.get(k)]
             text += f" ({'; '.join(fields_)})" if fields_ else ""
         elif name == "variables":
             old, new = json.loads(before.get(name) or "{}"), json.loads(parts[name])

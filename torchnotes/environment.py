@@ -1,5 +1,5 @@
-"""What the outputs depend on besides the code: Python, torch and its build, the device, the requirements and
-the allow-listed environment variables."""
+"""What the outputs depend on besides the code: Python, torch and its build, the device, the requirements,
+the allow-listed environment variables, and the fonts matplotlib can draw text with."""
 
 from __future__ import annotations
 
@@ -13,6 +13,8 @@ import subprocess
 import sys
 from dataclasses import asdict, dataclass
 from pathlib import Path
+
+from .fonts import font_fingerprint
 
 # Run in a child interpreter: importing torch into the build process would cost memory and time.
 _PROBE = """
@@ -68,6 +70,9 @@ class Environment:
     cuda: bool
     requirements: str
     variables: str = "{}"  # keyed_variables(): the allow-listed environment variables the kernels see
+    # font_fingerprint(): not in the key; entries of pages that drew with matplotlib hold only while it is the
+    # same (torchnotes.inputs), so installing a font re-runs the pages with figures and no others.
+    fonts: str = ""
 
     def key(self) -> dict:
         return asdict(self)
@@ -80,7 +85,8 @@ def probe(requirements: Path | None = None, python: str = sys.executable) -> Env
     found = cpu_build() if python == sys.executable else None
     if found is None:
         found = probe_child(python)
-    return Environment(requirements=requirements_hash(requirements), variables=keyed_variables(), **found)
+    return Environment(requirements=requirements_hash(requirements), variables=keyed_variables(),
+                       fonts=font_fingerprint(), **found)
 
 
 def probe_child(python: str = sys.executable) -> dict:

@@ -101,6 +101,11 @@ class KernelStartFailed(NotebookError):
             "(jupyter kernelspec list; python -m ipykernel install --user).")
 
 
+class MissingGlyph(NotebookError):
+    hint = ("Install a font that has them: sudo apt-get install fonts-noto-cjk (bash scripts/setup.sh does it), "
+            "then build again; the pages with figures run again by themselves (fonts are part of their cache entry).")
+
+
 class InputsUnrecorded(NotebookError):
     hint = "The kernel must run torchnotes/kernel_setup.py at start (IPKernelApp.exec_files); use an ipykernel kernel."
 

@@ -31,6 +31,7 @@ from .errors import (
     OutputTooLarge,
     PageTimeout,
 )
+from .fonts import missing_glyphs
 from .inputs import RECORD_CELL, RecordMissing, parse_record
 from .locks import temp_folder
 from .outputs import PAGE_LIMIT, cap_cell, normalise, over_page_limit
@@ -59,6 +60,7 @@ class Options:
     root: Path | None = None  # the project: files under it that a page reads are recorded
     zygote: Zygote | None = None  # forks the kernels (torchnotes.zygote); None: each kernel starts from scratch
     extensions_dir: Path | None = None  # torch's JIT extension cache, kept with the execution cache
+    fonts: str = ""  # fonts.font_fingerprint: a kernel rescans matplotlib's fonts when it changes
 
 
 def kernel_env(options: Options) -> dict[str, str]:
@@ -69,6 +71,7 @@ def kernel_env(options: Options) -> dict[str, str]:
         "TORCHNOTES_ROOT": str(Path(options.root or Path.cwd()).resolve()),
         # The kernel asks to be killed when this process dies (kernel_setup.py).
         "TORCHNOTES_BUILD_PID": str(os.getpid()),
+        "TORCHNOTES_FONTS": options.fonts,
     })
     if options.extensions_dir is not None:
         # Compiled extensions (load_inline) outlive the kernel: one compile serves both languages and later
@@ -170,6 +173,8 @@ async def execute_page(page: Page, options: Options, display_path: str | None = 
     result.outputs = {cell.id: cap_cell(normalise([dict(o) for o in cell.get("outputs", [])])) for cell in notebook.cells}
     if result.error is None:
         result.error = _check_expected_errors(shown, cells, result.outputs, lines, options.cuda)
+    if result.error is None:
+        result.error = missing_glyphs(shown, cells, result.outputs, lines)
     if result.error is None:
         over = over_page_limit([result.outputs[cell.id] for cell in cells])
         if over is not None:

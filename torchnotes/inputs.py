@@ -1,8 +1,8 @@
 """What a page read besides its code: project files it opened or imported, and the packages it used.
 
-The kernel records them (kernel_setup.py: an audit hook on open, and sys.modules at the end); the engine stores
-each file's content hash and each package's version in the cache entry, and serves the entry only while
-they are unchanged.
+The kernel records them (kernel_setup.py: an audit hook on open, and sys.modules at the end), and whether the
+page drew text with matplotlib; the engine stores each file's content hash, each package's version and, for a
+page that drew text, the fonts in the cache entry, and serves the entry only while they are unchanged.
 """
 
 from __future__ import annotations
@@ -44,17 +44,22 @@ def file_hash(path: Path) -> str | None:
         return None
 
 
-def snapshot(root: Path, record: dict) -> dict:
-    """The entry's 'inputs': {"files": {path relative to root: sha256}, "packages": {name: version}}."""
+def snapshot(root: Path, record: dict, fonts: str = "") -> dict:
+    """The entry's 'inputs': {"files": {path relative to root: sha256}, "packages": {name: version}}, and
+    "fonts" (fonts.font_fingerprint) when the page drew text with matplotlib: its entry holds only while
+    the fonts are the same. Keying every page on fonts would re-run the pages without figures for nothing."""
     engine = Path(__file__).resolve().parent  # its source is in the key already (cache.ENGINE_VERSION)
     # Package metadata that `pip install -e .` writes (importlib.metadata scans it): not a file the page uses,
     # and absent from a checkout that has not installed the project.
     files = [rel for rel in record["files"] if not (Path(root) / rel).resolve().is_relative_to(engine)
              and not any(part.endswith((".egg-info", ".dist-info")) for part in Path(rel).parts)]
-    return {
+    inputs = {
         "files": {rel: file_hash(Path(root) / rel) for rel in files},
         "packages": dict(record["packages"]),
     }
+    if record.get("draws_text"):
+        inputs["fonts"] = fonts
+    return inputs
 
 
 def installed_version(name: str, known: dict[str, str | None] | None = None) -> str | None:
@@ -76,8 +81,10 @@ def _installed_version(name: str) -> str | None:
     return None
 
 
-def changes(root: Path, inputs: dict | None, known_versions: dict[str, str | None] | None = None) -> list[str]:
-    """Why a stored entry no longer holds: each changed file or package, in words. Empty when all is the same."""
+def changes(root: Path, inputs: dict | None, known_versions: dict[str, str | None] | None = None,
+            fonts: str = "") -> list[str]:
+    """Why a stored entry no longer holds: each changed file, package or font set, in words. Empty when all is
+    the same. fonts: the build's fonts.font_fingerprint."""
     if inputs is None:
         return ["the entry does not say which files and packages the page used"]
     found = []
@@ -89,4 +96,6 @@ def changes(root: Path, inputs: dict | None, known_versions: dict[str, str | Non
         now = installed_version(name, known_versions)
         if now != version:
             found.append(f"package {name} {version} -> {now or 'not installed'}")
+    if "fonts" in inputs and inputs["fonts"] != fonts:
+        found.append(f"fonts changed ({inputs['fonts']} -> {fonts}): the page draws text with matplotlib")
     return found

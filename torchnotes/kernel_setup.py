@@ -69,10 +69,35 @@ def _record_inputs(os, sys):
             tops = (dist.read_text("top_level.txt") or "").split() or [str(name).lower().replace("-", "_")]
             if name and imported.intersection(tops):
                 packages[name] = dist.version
-        print(json.dumps({"files": sorted(files), "packages": dict(sorted(packages.items()))}))
+        # matplotlib.text (not imported by the set-up below): the page drew, or could draw, text with the fonts.
+        draws_text = "matplotlib.text" in sys.modules
+        print(json.dumps({"files": sorted(files), "packages": dict(sorted(packages.items())), "draws_text": draws_text}))
 
     sys.addaudithook(audit)
     sys.modules["_torchnotes_inputs"] = types.SimpleNamespace(dump=dump)
+
+
+def _rescan_fonts(os, matplotlib, font_manager):
+    """matplotlib builds its font list once and keeps it in a cache file, so a font installed later stays
+    invisible to it. The build passes the fingerprint of the font files (fonts.font_fingerprint): when it
+    is not the one the cached list was made from, scan again, as matplotlib does for a font file that is gone."""
+    fonts = os.environ.get("TORCHNOTES_FONTS")
+    if not fonts:
+        return
+    marker = os.path.join(matplotlib.get_cachedir(), f"torchnotes-fonts-v{font_manager.FontManager.__version__}.txt")
+    try:
+        with open(marker, encoding="utf-8") as handle:
+            if handle.read() == fonts:
+                return
+    except FileNotFoundError:
+        pass
+    # Rewrites matplotlib's cache file too; updated in place, like matplotlib does: findfont is bound to it.
+    vars(font_manager.fontManager).update(vars(font_manager._load_fontmanager(try_read_cache=False)))
+    try:
+        with open(marker, "w", encoding="utf-8") as handle:
+            handle.write(fonts)
+    except OSError:  # a read-only cache folder: the next kernel scans again, which costs time, not outputs
+        return
 
 
 def _torchnotes_setup():
@@ -96,6 +121,7 @@ def _torchnotes_setup():
         # (scripts/setup.sh installs it). Only when present: a missing family would log on every figure.
         from matplotlib import font_manager
 
+        _rescan_fonts(os, matplotlib, font_manager)  # noqa: F821
         if any(font.name == "Noto Sans CJK SC" for font in font_manager.fontManager.ttflist):
             matplotlib.rcParams["font.family"] = ["DejaVu Sans", "Noto Sans CJK SC"]
         shell = get_ipython()  # noqa: F821
@@ -122,4 +148,4 @@ def _torchnotes_setup():
 
 
 _torchnotes_setup()
-del _torchnotes_setup, _die_with_the_build, _record_inputs
+del _torchnotes_setup, _die_with_the_build, _record_inputs, _rescan_fonts

@@ -28,6 +28,7 @@ from .cache import Cache
 from .engine import Engine, Report
 from .environment import Environment, keyed_variables, probe_child, requirements_hash
 from .errors import CellFailed, ExpectedErrorMismatch, ExpectedErrorMissing, VersionInstallFailed, VersionsInvalid
+from .fonts import font_fingerprint
 from .settings import Settings
 
 CONFIG = "versions.yml"
@@ -172,7 +173,8 @@ _PACKAGES = ("import importlib.metadata as m, json, re\n"
 def describe(target: VersionEnv, requirements: Path) -> tuple[Environment, dict[str, str]]:
     """The environment's key (as the cache sees it) and the versions of every package it can import."""
     found = probe_child(str(target.python))
-    env = Environment(requirements=requirements_hash(requirements), variables=keyed_variables(), **found)
+    env = Environment(requirements=requirements_hash(requirements), variables=keyed_variables(),
+                      fonts=font_fingerprint(), **found)
     done = subprocess.run([str(target.python), "-c", _PACKAGES], capture_output=True, text=True, check=True)
     return env, json.loads(done.stdout.strip().splitlines()[-1])
 
