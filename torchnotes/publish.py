@@ -32,6 +32,7 @@ from .pages import Page
 from .recorded import STORE_DIR, Store, provenance_text
 from .render import RenderContext, render_markdown
 from .report import REPORT_MARKER, report_markdown
+from .script import page_script, script_name
 from .settings import Settings
 from .storage import file_digest, write_atomically
 from .strings import strings
@@ -136,6 +137,7 @@ class Publisher:
         if result.status != "static":
             executed = executed_notebook(page, result.outputs, tokens.values(self.env.torch))
             write(assets / f"{stem}.ipynb", notebook_text(executed).encode())
+            write(assets / script_name(stem), page_script(page, result.outputs, self._script_header(page, lang)).encode())
             body = _after_title(body, self._provenance(result, page, lang, stem, rel_in_lang))
         write(target, (front_matter(page) + body).encode())
 
@@ -146,7 +148,8 @@ class Publisher:
                                       seconds=w["seconds"].format(result.run_seconds))
         # Markdown links, resolved against the page's source file by every generator (raw HTML links are not).
         notebook_link = f"{stem}.ipynb" if stem == "index" else f"{stem}/{stem}.ipynb"
-        links = [f'[{w["download"]}]({notebook_link}){{ download }}']
+        links = [f'[{w["download"]}]({notebook_link}){{ download }}',
+                 f'[{w["download_py"]}]({notebook_link[:-len(stem + ".ipynb")]}{script_name(stem)}){{ download }}']
         s = self.settings
         if s.github_repo:
             notebook = Path(s.notebooks_dir) / lang / rel_in_lang.with_suffix(".ipynb")
@@ -159,6 +162,12 @@ class Publisher:
         if gpu:
             line += " · " + html.escape(gpu)
         return f'{line} · {" · ".join(links)}\n{{ .nb-provenance data-search-exclude }}'
+
+    def _script_header(self, page: Page, lang: str) -> str:
+        w = strings(lang)
+        return w["script_header"].format(title=page.meta.get("title", ""), torch=self.env.torch,
+                                         device=self.env.device, source=Path(page.path).name,
+                                         source_py=script_name(Path(page.path).stem))
 
     def _sync_notebooks(self, results: list[PageResult]) -> list[Path]:
         """Keep notebooks/ paired with the pages as they are now: a contributor never runs `sync` by hand."""

@@ -37,6 +37,9 @@ EN = {
     # Under the page title.
     "provenance": "Outputs generated with PyTorch {torch} on {device} · Python {python} · {date} · {seconds}",
     "download": "Download notebook",
+    "download_py": "Download as .py",
+    "script_header": ("From PyTorch Notes ({source}), as a plain script: `python {source_py}` prints what the page "
+                      "shows under its cells.\nThe page's outputs were made with PyTorch {torch} on {device}."),
     "colab": "Open in Colab",
     "seconds": "{:.1f} s",
     "compared": "compared with PyTorch {versions}",
@@ -108,6 +111,9 @@ ZH = {
     "frames_hidden": "… 省略了 PyTorch 内部的 {count} 层调用 …",
     "provenance": "输出由 PyTorch {torch} 在 {device} 上生成 · Python {python} · {date} · {seconds}",
     "download": "下载 notebook",
+    "download_py": "下载 .py 脚本",
+    "script_header": ("来自 PyTorch 笔记（{source}）的纯 Python 脚本：`python {source_py}` 会打印页面上各单元格下方的输出。\n"
+                      "页面上的输出由 PyTorch {torch} 在 {device} 上生成。"),
     "colab": "在 Colab 中打开",
     "seconds": "{:.1f} 秒",
     "compared": "已与 PyTorch {versions} 对比",
