@@ -111,6 +111,7 @@ def main(argv=None) -> int:
     for path in sync_pairs(docs, args.root / "notebooks", ["en", "zh"]):
         print(f"wrote {path}")
     print(f"added {rel} to nav under '{args.section}'. Preview: bash scripts/serve.sh")
+    print(f"once both languages are written: .venv/bin/python -m torchnotes translated docs/zh/{rel}")
     return 0
 
 

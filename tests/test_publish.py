@@ -90,7 +90,8 @@ def test_unchanged_files_keep_their_mtime_and_a_prose_edit_rewrites_one_page(pub
     edited = render(src, out)
     assert edited.returncode == 0, edited.stderr
     changed = sorted(p.relative_to(out).as_posix() for p in files if p.stat().st_mtime_ns != files[p])
-    assert changed == ["en/demo.md", "en/demo/demo.ipynb"] and "0 kernels" in edited.stdout  # page, its notebook
+    # The page, its notebook and its script: the prose is in both, as Markdown cells and as comments.
+    assert changed == ["en/demo.md", "en/demo/demo-page.py", "en/demo/demo.ipynb"] and "0 kernels" in edited.stdout
 
 
 def test_render_without_execution_names_the_page_and_the_command(published):

@@ -17,6 +17,7 @@ from .checks import check_pairs, check_translations, check_untranslated, page_pa
 from .engine import Engine, PageResult, Report, current_keys, explain
 from .environment import probe
 from .errors import BuildFailed, GeneratorFailed, NotebookError, RecordingNeedsCuda
+from .freshness import Ledger, stale_summary
 from .glossary import check_terms
 from .pages import prune_parsed, read_page
 from .safety import check_prose
@@ -89,6 +90,9 @@ def check(s: Settings, args) -> int:
         errors += check_terms(page_paths(docs, "zh"), glossary, docs / "en" if "en" in langs else None, docs / "zh")
     for error in errors:
         print(error.message, file=sys.stderr)
+    # Translations behind their English page: named, never a failure (an English typo fix needs no Chinese).
+    for stale in Ledger(s.root, docs, langs).stale():
+        print(stale.message, file=sys.stderr)
     gpu_note = f" ({len(gpu_warnings)} GPU recording warning(s))" if gpu_warnings and not args.strict_gpu else ""
     print(f"{len(errors)} problem(s)" if errors else f"all pages check out{gpu_note}")
     return 1 if errors else 0
@@ -212,6 +216,21 @@ def prune(s: Settings, args) -> int:
 def summarise(s: Settings, args) -> int:
     folder = s.path("cache_dir")
     print(summary(folder / "report.json", Cache(folder), args.against), end="")
+    print(stale_summary(Ledger(s.root, s.docs_dir, s.languages).stale()), end="")
+    return 0
+
+
+def translated(s: Settings, args) -> int:
+    ledger = Ledger(s.root, s.docs_dir, s.languages)
+    pages = args.pages
+    if args.all:  # a site without a ledger yet starts one with every translation
+        pages = ([stale.page for stale in ledger.stale()] if ledger.path.exists()
+                 else [p for lang in s.languages[1:] for p in page_paths(s.docs_dir, lang)])
+    if not pages:
+        print("every translation is up to date" if args.all else "name the revised translations (docs/zh/...md), or --all")
+        return 0 if args.all else 2
+    for rel in ledger.mark(pages):
+        print(f"up to date: {rel} (translations/ledger.yml)")
     return 0
 
 
@@ -290,6 +309,11 @@ def _page_argument(command) -> None:
     command.add_argument("page", type=Path)
 
 
+def _translated_arguments(command) -> None:
+    command.add_argument("pages", type=Path, nargs="*", help="the revised translations (or their English pages)")
+    command.add_argument("--all", action="store_true", help="every translation that is behind its English page")
+
+
 def _summary_arguments(command) -> None:
     command.add_argument("--against", type=Path, help="an earlier report (main's) to list changed outputs")
 
@@ -339,6 +363,8 @@ COMMANDS = {
     "execute": (execute, "execute pages through the cache and write the report (--explain: why each is a hit or miss)",
                 _execute_arguments),
     "run": (run_page, "execute one page and print its cells with their outputs", _page_argument),
+    "translated": (translated, "mark translations as up to date with their English page (translations/ledger.yml)",
+                   _translated_arguments),
     "summary": (summarise, "Markdown summary of the last report, for CI job summaries (drift included)",
                 _summary_arguments),
     "shards": (shards, "split the pages into balanced shards (the deploy workflow's plan)", _shards_arguments),

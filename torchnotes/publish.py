@@ -28,6 +28,7 @@ from .checks import as_paired, check_translations, notebook_text, page_paths, pa
 from .engine import Engine, PageResult, Report
 from .environment import Environment
 from .errors import BuildFailed, NotebookError
+from .freshness import Ledger, banner
 from .pages import Page
 from .recorded import STORE_DIR, Store, provenance_text
 from .render import RenderContext, render_markdown
@@ -86,6 +87,7 @@ class Publisher:
         if report.failures:
             raise BuildFailed(report.failures)
         result = Published(report, out)
+        self.stale = {item.page.resolve(): item for item in Ledger(s.root, s.docs_dir, s.languages).stale()}
         # What the compared torch releases print, from the cache (python -m torchnotes versions ran them).
         self.comparison = compare(s, report.results, self.log)
         # For the PR summary (python -m torchnotes summary), which reads the cache folder, not the pages.
@@ -134,6 +136,9 @@ class Publisher:
         if REPORT_MARKER in body:
             gpu = recorded.report_markdown(recorded.report_rows(self.store, s.docs_dir, lang), lang)
             body = body.replace(REPORT_MARKER, report_markdown(report, lang, s.root, s.docs_dir) + "\n" + gpu)
+        stale = self.stale.get(source.resolve())
+        if stale is not None:
+            body = _after_title(body, banner(stale, lang, rel_in_lang))
         if result.status != "static":
             executed = executed_notebook(page, result.outputs, tokens.values(self.env.torch))
             write(assets / f"{stem}.ipynb", notebook_text(executed).encode())

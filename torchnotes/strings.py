@@ -38,6 +38,12 @@ EN = {
     "provenance": "Outputs generated with PyTorch {torch} on {device} · Python {python} · {date} · {seconds}",
     "download": "Download notebook",
     "download_py": "Download as .py",
+    # At the top of a translation whose English page changed since it was translated (torchnotes/freshness.py).
+    "stale_title": "The English original has changed: this translation may be out of date",
+    "stale_changed": "The <a href=\"{url}\" hreflang=\"{lang}\">English page</a> changed after this page was translated. Until the translation is "
+                     "revised, the English page is the reference.",
+    "stale_unrecorded": "There is no record of which version of the <a href=\"{url}\" hreflang=\"{lang}\">English page</a> this page translates.",
+    "stale_diff": "What changed in the English page",
     "script_header": ("From PyTorch Notes ({source}), as a plain script: `python {source_py}` prints what the page "
                       "shows under its cells.\nThe page's outputs were made with PyTorch {torch} on {device}."),
     "colab": "Open in Colab",
@@ -112,6 +118,10 @@ ZH = {
     "provenance": "输出由 PyTorch {torch} 在 {device} 上生成 · Python {python} · {date} · {seconds}",
     "download": "下载 notebook",
     "download_py": "下载 .py 脚本",
+    "stale_title": "英文原文已更新，此译文可能已过时",
+    "stale_changed": "本页翻译完成后，<a href=\"{url}\" hreflang=\"{lang}\">英文原文</a>又有了改动。译文修订之前，请以英文原文为准。",
+    "stale_unrecorded": "没有记录本页译自<a href=\"{url}\" hreflang=\"{lang}\">英文原文</a>的哪个版本。",
+    "stale_diff": "英文原文的改动",
     "script_header": ("来自 PyTorch 笔记（{source}）的纯 Python 脚本：`python {source_py}` 会打印页面上各单元格下方的输出。\n"
                       "页面上的输出由 PyTorch {torch} 在 {device} 上生成。"),
     "colab": "在 Colab 中打开",
