@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import importlib.machinery
 import json
+import os
 
 import jupytext
 import pytest
@@ -18,33 +19,50 @@ PAGE = "---\ntitle: T\ndescription: D\n---\n\n# T\n\nProse.\n\n```python\nprint(
 # --- the environment --------------------------------------------------------------------------------------
 
 def test_the_fast_probe_agrees_with_the_child_probe_for_the_installed_build():
-    """A CPU build is read from torch/version.py and must agree with a child that imports torch; a CUDA build (PyPI's
-    wheel, which the site is built with) must go to the child, since a GPU can change its answers."""
-    fast, child = environment.cpu_build(), environment.probe_child()
-    if child["torch_build"] == "cpu":
-        assert fast == child
+    """Read from torch/version.py, the answer must be what a child that imports torch says; where a GPU device file
+    exists (a GPU could change the answer), the child must be asked."""
+    fast, child = environment.read_build(), environment.probe_child()
+    if any(os.path.exists(path) for path in environment.GPU_DEVICE_FILES):
+        assert fast is None or child["torch_build"] == "cpu"
     else:
-        assert fast is None, f"a {child['torch_build']} build was read without asking torch: {fast}"
+        assert fast == child
 
 
-@pytest.mark.parametrize("line, expected", [
-    ("cuda: Optional[str] = None", "cpu"),
-    ("cuda: Optional[str] = '13.0'", None),  # a CUDA build: whether a GPU is there decides, so import torch
-])
-def test_a_cuda_build_of_torch_is_probed_in_a_child(tmp_path, monkeypatch, line, expected):
+@pytest.fixture
+def fake_torch(tmp_path, monkeypatch):
+    """A torch package whose version.py says what the test writes, and that fails if imported."""
     package = tmp_path / "torch"
     package.mkdir()
     (package / "__init__.py").write_text("raise ImportError('the probe must not import torch here')\n")
-    (package / "version.py").write_text(
-        "from typing import Optional\n__version__ = '9.9.9+cpu'\ndebug = False\n" + line + "\n"
-        "git_version = 'abcdef0123456789'\nhip: Optional[str] = None\nxpu: Optional[str] = None\n")
     spec = importlib.machinery.ModuleSpec("torch", None, origin=str(package / "__init__.py"))
     monkeypatch.setattr(environment.importlib.util, "find_spec", lambda name: spec if name == "torch" else None)
-    found = environment.cpu_build()
+
+    def write(cuda: str = "None", hip: str = "None", xpu: str = "None") -> None:
+        (package / "version.py").write_text(
+            f"from typing import Optional\n__version__ = '9.9.9'\ndebug = False\ncuda: Optional[str] = {cuda}\n"
+            f"git_version = 'abcdef0123456789'\nhip: Optional[str] = {hip}\nxpu: Optional[str] = {xpu}\n")
+    return write
+
+
+@pytest.mark.parametrize("build, gpu_file, expected", [
+    ({}, False, "cpu"),
+    ({}, True, "cpu"),                        # a CPU build: no device changes its answer
+    ({"cuda": "'13.0'"}, False, "cuda 13.0"),  # PyPI's CUDA wheel on a machine without a GPU
+    ({"cuda": "'13.0'"}, True, None),          # ... with a GPU: import torch and ask
+    ({"hip": "'6.4'"}, True, None),
+    ({"xpu": "'2025.2'"}, False, None),        # no device file tells about an XPU
+])
+def test_which_builds_are_read_without_importing_torch(tmp_path, fake_torch, build, gpu_file, expected):
+    fake_torch(**build)
+    device = tmp_path / "nvidia0"
+    if gpu_file:
+        device.touch()
+    found = environment.read_build((str(device),))
     if expected is None:
         assert found is None
     else:
-        assert found["torch"] == "9.9.9+cpu" and found["torch_git"] == "abcdef012345" and found["cuda"] is False
+        assert found == {"python": found["python"], "torch": "9.9.9", "torch_build": expected,
+                         "torch_git": "abcdef012345", "device": "CPU", "cuda": False}
 
 
 def test_a_version_file_it_cannot_read_falls_back_to_the_child(tmp_path, monkeypatch):
@@ -52,7 +70,7 @@ def test_a_version_file_it_cannot_read_falls_back_to_the_child(tmp_path, monkeyp
     (tmp_path / "torch" / "version.py").write_text("__version__ = compute()\n")
     spec = importlib.machinery.ModuleSpec("torch", None, origin=str(tmp_path / "torch" / "__init__.py"))
     monkeypatch.setattr(environment.importlib.util, "find_spec", lambda name: spec)
-    assert environment.cpu_build() is None
+    assert environment.read_build() is None
 
 
 # --- the pages ---------------------------------------------------------------------------------------------

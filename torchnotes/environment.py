@@ -82,7 +82,7 @@ class Environment:
 
 
 def probe(requirements: Path | None = None, python: str = sys.executable) -> Environment:
-    found = cpu_build() if python == sys.executable else None
+    found = read_build() if python == sys.executable else None
     if found is None:
         found = probe_child(python)
     return Environment(requirements=requirements_hash(requirements), variables=keyed_variables(),
@@ -97,10 +97,27 @@ def probe_child(python: str = sys.executable) -> dict:
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
-def cpu_build() -> dict | None:
-    """The probe's answer for this interpreter's torch, read from torch/version.py without importing torch, when
-    torch is a CPU-only build (no CUDA, ROCm or XPU): then no device can change the answer. None otherwise, and
-    the child probe runs. torch.__version__ and torch.version.* are the values of that file."""
+# The device files a GPU driver makes: without them no CUDA or ROCm device can be used (WSL: /dev/dxg).
+GPU_DEVICE_FILES = ("/dev/nvidiactl", "/dev/nvidia0", "/dev/kfd", "/dev/dxg")
+
+
+def read_build(device_files: tuple[str, ...] = GPU_DEVICE_FILES) -> dict | None:
+    """The probe's answer for this interpreter's torch, read from torch/version.py without importing torch, when no
+    device can change it: a CPU-only build, or a CUDA or ROCm build (PyPI's Linux wheel is CUDA's) on a machine
+    with no GPU device file. None otherwise (a GPU is there, an XPU build, an unreadable file): the child probe
+    runs. torch.__version__ and torch.version.* are the values of that file."""
+    values = _version_file()
+    if values is None or values.get("xpu") is not None:
+        return None
+    cuda, hip = values.get("cuda"), values.get("hip")
+    if (cuda is not None or hip is not None) and any(os.path.exists(path) for path in device_files):
+        return None
+    return {"python": platform.python_version(), "torch": values["__version__"],
+            "torch_build": f"cuda {cuda}" if cuda else "cpu",
+            "torch_git": (values.get("git_version") or "")[:12], "device": "CPU", "cuda": False}
+
+
+def _version_file() -> dict | None:
     spec = importlib.util.find_spec("torch")
     if spec is None or not spec.origin:
         return None
@@ -113,10 +130,9 @@ def cpu_build() -> dict | None:
         target = node.targets[0] if isinstance(node, ast.Assign) and len(node.targets) == 1 else getattr(node, "target", None)
         if isinstance(target, ast.Name) and isinstance(getattr(node, "value", None), ast.Constant):
             values[target.id] = node.value.value
-    if not isinstance(values.get("__version__"), str) or any(values.get(k, "?") is not None for k in ("cuda", "hip", "xpu")):
+    if not isinstance(values.get("__version__"), str) or not all(k in values for k in ("cuda", "hip", "xpu")):
         return None
-    return {"python": platform.python_version(), "torch": values["__version__"], "torch_build": "cpu",
-            "torch_git": (values.get("git_version") or "")[:12], "device": "CPU", "cuda": False}
+    return values
 
 
 def requirements_hash(path: Path | None) -> str:
