@@ -33,7 +33,7 @@ from .pages import Page
 from .recorded import STORE_DIR, Store, provenance_text
 from .render import RenderContext, render_markdown
 from .report import REPORT_MARKER, report_markdown
-from .script import page_script, script_name
+from .script import Scripts, script_name
 from .settings import Settings
 from .storage import file_digest, write_atomically
 from .strings import strings
@@ -87,6 +87,7 @@ class Publisher:
         if report.failures:
             raise BuildFailed(report.failures)
         result = Published(report, out)
+        self.scripts = Scripts(s.path("cache_dir") / "scripts")
         self.stale = {item.page.resolve(): item for item in Ledger(s.root, s.docs_dir, s.languages).stale()}
         # What the compared torch releases print, from the cache (python -m torchnotes versions ran them).
         self.comparison = compare(s, report.results, self.log)
@@ -103,6 +104,7 @@ class Publisher:
             stale.unlink()
             result.removed.append(stale)
         result.kept = len(wanted) - len(result.written)
+        self.scripts.prune()
         return result
 
     # ------------------------------------------------------------------------------------------------
@@ -142,7 +144,7 @@ class Publisher:
         if result.status != "static":
             executed = executed_notebook(page, result.outputs, tokens.values(self.env.torch))
             write(assets / f"{stem}.ipynb", notebook_text(executed).encode())
-            write(assets / script_name(stem), page_script(page, result.outputs, self._script_header(page, lang)).encode())
+            write(assets / script_name(stem), self.scripts.script(page, result.outputs, self._script_header(page, lang)).encode())
             body = _after_title(body, self._provenance(result, page, lang, stem, rel_in_lang))
         write(target, (front_matter(page) + body).encode())
 
