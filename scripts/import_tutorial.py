@@ -75,14 +75,14 @@ def convert(path: Path, links: Links) -> tuple[str, str, str]:
         else:
             text.append(cell.source)
     check_imports(code, str(path))
-    body = convert_text("\n\n".join(text) + "\n", links, str(path))
+    body = convert_text("\n\n".join(text) + "\n", links, str(path), path.read_text(encoding="utf-8"))
     body = re.sub(CELL.format(r"(\d+)"), lambda m: f"```python\n{code[int(m.group(1))]}\n```", body) + "\n"
     title = re.sub(r"[`*]", "", re.match(r"# (.+)", body).group(1))  # front matter and nav show it as plain text
     after = body.split("\n\n")[1:]
     paragraph = next((p for p in after if p and not p.startswith(("#", "```", "!!!", "$$", "[", "-", "1."))), title)
-    # The description: the first sentence (". " after a lower-case word of 3+ letters, so "i.e." does not end it).
+    # The description: the first sentence, up to a full stop before a capital that is not "i.e." or "e.g.".
     plain = re.sub(r"\[([^]]*)\]\([^)]*\)|[*`]", lambda m: m.group(1) or "", " ".join(paragraph.split()))
-    sentence = re.split(r"(?<=[a-z]{3}[.!?])\s", plain, maxsplit=1)[0]
+    sentence = re.split(r"(?<=[.!?])(?<!i\.e\.)(?<!e\.g\.)\s+(?=[A-Z])", plain, maxsplit=1)[0]
     return title, sentence, body
 
 

@@ -77,28 +77,43 @@ def parse(rst: str) -> dict:
     return tree
 
 
+def markdown(text: str) -> dict:
+    """A block pandoc writes as it is; the trailing blank line keeps it apart from the next raw block."""
+    return RawBlock("markdown", text + "\n")
+
+
 def write(blocks: list) -> str:
     tree = {"pandoc-api-version": PANDOC_API, "meta": {}, "blocks": blocks}
     return pypandoc.convert_text(json.dumps(tree), FLAVOUR, format="json", extra_args=["--wrap=preserve"]).strip("\n")
 
 
 class Filter:
-    """pandocfilters' walk callback (key, value, format, meta); `links` resolves and records every target."""
+    """The rewrite of each pandoc element the site writes its own way (a method per element type); `links`
+    resolves and records every target; `source` (the .py text) gives the line an error names."""
 
-    def __init__(self, links: Links):
-        self.links = links
+    def __init__(self, links: Links, where: str, source: str):
+        self.links, self.where, self.source = links, where, source
 
     def __call__(self, key, value):
         method = getattr(self, key.lower(), None)
         return method(value) if method else None
 
+    def fail(self, construct: str, what: str) -> TutorialImportError:
+        found = self.source.find(construct)
+        line = f":{self.source.count(chr(10), 0, found) + 1}" if found >= 0 else ""
+        return TutorialImportError(f"{self.where}{line}: {what} has no Markdown equivalent here; rewrite it by hand "
+                                   "in the .py file (or remove it) and import again")
+
+    def rawblock(self, value):
+        raise self.fail(".. raw::", f"raw {value[0]} ('.. raw::')")
+
     def codeblock(self, value):
         (_, classes, _), text = value
-        return RawBlock("markdown", f"{_fence(classes)}\n{text}\n```")
+        return markdown(f"{_fence(classes)}\n{text}\n```")
 
     def para(self, value):
         if len(value) == 1 and value[0]["t"] == "Math" and value[0]["c"][0]["t"] == "DisplayMath":
-            return RawBlock("markdown", f"$$\n{value[0]['c'][1].strip()}\n$$")
+            return markdown(f"$$\n{value[0]['c'][1].strip()}\n$$")
         return None
 
     def definitionlist(self, value):
@@ -109,8 +124,10 @@ class Filter:
     def div(self, value):
         (_, classes, _), blocks = value
         kind = next((ADMONITIONS[c] for c in classes if c in ADMONITIONS), None)
-        if kind is None:
-            return walk(blocks, self)  # a div pandoc made for a target or a class the site has no style for: its content stays
+        if kind is None and (not classes or classes[0] in ("container", "topic")):
+            return walk(blocks, self)  # a target's div, or a box the site has no style for: the content stays
+        if kind is None:  # a directive pandoc does not know (.. youtube::, .. customcarditem::, ...)
+            raise self.fail(f".. {classes[0]}::", f"the '.. {classes[0]}::' directive")
         title = ""
         if blocks and blocks[0]["t"] == "Div" and "title" in blocks[0]["c"][0][1]:  # pandoc's "Note" title
             blocks = blocks[1:]
@@ -120,7 +137,7 @@ class Filter:
             title = ' "See also"'
         inner = write(walk(blocks, self))
         body = "\n".join(("    " + line) if line.strip() else "" for line in inner.split("\n"))
-        return RawBlock("markdown", f"!!! {kind}{title}\n{body}")
+        return markdown(f"!!! {kind}{title}\n{body}")
 
     def code(self, value):
         (_, _, attributes), text = value
@@ -137,21 +154,21 @@ class Filter:
         attributes, inlines, (url, title) = value
         return Link(attributes, walk(inlines, self), [self.links.target(url), title])
 
+    def image(self, value):
+        _, alt, (url, _) = value
+        text = stringify(alt) if stringify(alt) not in ("", "image") else url.rsplit("/", 1)[-1]
+        link = Link(["", [], []], [Str(text)], [self.links.target(url), ""])
+        self.links.rewritten[-1] += (" (an image, shown as a link: the site loads nothing from elsewhere; to show it, "
+                                     "save it next to the page and write ![...](file.png))")
+        return [Str("Figure:"), {"t": "Space"}, link]
+
     def figure(self, value):
         _, (_, caption), blocks = value
-        images = []
-        walk(blocks, lambda k, v: images.append(v) if k == "Image" else None)
-        if not images:
-            return walk(blocks, self)
-        _, alt, (url, _) = images[0]
-        target = self.links.target(url)
-        text = stringify(caption) or stringify(alt) or url.rsplit("/", 1)[-1]
-        self.links.rewritten[-1] += (" (a figure, shown as this link: to show the image, save it next to the page "
-                                     "and write ![...](file.png))")
-        return Para([Str("Figure: "), Link(["", [], []], [Str(text)], [target, ""])])
+        caption = [Para(b["c"]) if b["t"] == "Plain" else b for b in caption]
+        return walk(blocks, self) + walk(caption, self)  # the image's link, then its caption as a paragraph
 
 
-def convert_text(rst: str, links: Links, where: str) -> str:
+def convert_text(rst: str, links: Links, where: str, source: str) -> str:
     """A whole tutorial's text (code cells as placeholder paragraphs) -> Markdown, the title first."""
     tree = parse(rst)
     blocks = tree["blocks"]
@@ -165,6 +182,6 @@ def convert_text(rst: str, links: Links, where: str) -> str:
     # The title opens the page; a series' breadcrumb line above it moves below it.
     blocks.insert(0, blocks.pop(titles[0]))
     walk(blocks, lambda k, v: links.labels.update({v[1][0]: stringify(v[2])}) if k == "Header" and v[1][0] else None)
-    markdown = write(walk(blocks, Filter(links)))
+    markdown = write(walk(blocks, Filter(links, where, source)))
     # pandoc escapes '|' for its pipe tables; Python-Markdown reads '\|' as an escape only with its tables extension.
     return "\n".join(x if x.startswith("|") else x.replace("\\|", "|") for x in markdown.split("\n"))
