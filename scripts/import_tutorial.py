@@ -64,20 +64,23 @@ def check_imports(code: list[str], where: str) -> None:
 
 def convert(path: Path, links: Links) -> tuple[str, str, str]:
     """(title, description, Markdown body starting with the H1) of a sphinx-gallery file."""
-    notebook = jupytext.read(path, fmt="py:sphinx")
+    source = path.read_text(encoding="utf-8")
+    # sphinx-gallery takes a raw docstring (r""" for the backslashes of math); jupytext reads only a plain one.
+    notebook = jupytext.reads(re.sub(r'\A((?:\s*#.*\n)*\s*)[rR]"""', r'\1"""', source), fmt="py:sphinx")
     code, text = [], []
     for cell in notebook.cells:
         if cell.cell_type == "code":
-            source = clean_code(cell.source)
-            if source:
-                code.append(source)
+            kept = clean_code(cell.source)
+            if kept:
+                code.append(kept)
                 text.append(CELL.format(len(code) - 1))
         else:
             text.append(cell.source)
     check_imports(code, str(path))
-    body = convert_text("\n\n".join(text) + "\n", links, str(path), path.read_text(encoding="utf-8"))
+    body = convert_text("\n\n".join(text) + "\n", links, str(path), source)
     body = re.sub(CELL.format(r"(\d+)"), lambda m: f"```python\n{code[int(m.group(1))]}\n```", body) + "\n"
-    title = re.sub(r"[`*]", "", re.match(r"# (.+)", body).group(1))  # front matter and nav show it as plain text
+    # Front matter and nav show the title as plain text, without the id an rST label above it gave it.
+    title = re.sub(r"[`*]", "", re.match(r"# (.+?)(?: \{#[^}]*\})?\n", body).group(1))
     after = body.split("\n\n")[1:]
     paragraph = next((p for p in after if p and not p.startswith(("#", "```", "!!!", "$$", "[", "-", "1."))), title)
     # The description: the first sentence, up to a full stop before a capital that is not "i.e." or "e.g.".
