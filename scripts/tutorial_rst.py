@@ -8,6 +8,7 @@ the targets of `tutorial_links.Links`, figures a link to the published image. pa
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 
@@ -20,11 +21,11 @@ ADMONITIONS = {"note": "note", "warning": "warning", "tip": "tip", "hint": "tip"
                "seealso": "info", "admonition": "note"}
 CONSOLE = {"bash", "sh", "shell", "console"}
 SHOWN = {"cpp", "cmake", "yaml", "text"}
-# Python-Markdown's dialect: four-space list items, a heading's id only where an rST label gave one, pipe tables (else HTML), no pandoc-only syntax, escapes it reads.
-FLAVOUR = ("markdown+four_space_rule-auto_identifiers-smart-all_symbols_escapable-simple_tables-multiline_tables-grid_tables"
-           "-fenced_divs-native_divs-native_spans-bracketed_spans-link_attributes-inline_code_attributes"
+# Python-Markdown's dialect: four-space list items, a heading's id only where an rST label gave one, pipe
+# tables (else HTML), no pandoc-only syntax, and only the escapes Python-Markdown reads.
+FLAVOUR = ("markdown+four_space_rule-auto_identifiers-smart-all_symbols_escapable-simple_tables-multiline_tables"
+           "-grid_tables-fenced_divs-native_divs-native_spans-bracketed_spans-link_attributes-inline_code_attributes"
            "-raw_attribute-fenced_code_attributes-strikeout-subscript-superscript")
-PANDOC_API = None  # the pandoc-api-version of the installed pandoc, read from its first answer
 
 
 class TutorialImportError(Exception):
@@ -69,21 +70,23 @@ def walk(node, action):
     return node
 
 
-def parse(rst: str) -> dict:
-    global PANDOC_API
-    rst = as_docutils_reads(rst)
-    tree = json.loads(pypandoc.convert_text(rst, "json", format="rst-auto_identifiers"))
-    PANDOC_API = tree["pandoc-api-version"]
-    return tree
+def parse(rst: str) -> list:
+    return json.loads(pypandoc.convert_text(as_docutils_reads(rst), "json", format="rst-auto_identifiers"))["blocks"]
 
 
-def markdown(text: str) -> dict:
+@functools.cache
+def _api_version() -> list:
+    """The version of pandoc's tree format that the bundled pandoc reads back."""
+    return json.loads(pypandoc.convert_text("", "json", format="markdown"))["pandoc-api-version"]
+
+
+def as_is(text: str) -> dict:
     """A block pandoc writes as it is; the trailing blank line keeps it apart from the next raw block."""
     return RawBlock("markdown", text + "\n")
 
 
 def write(blocks: list) -> str:
-    tree = {"pandoc-api-version": PANDOC_API, "meta": {}, "blocks": blocks}
+    tree = {"pandoc-api-version": _api_version(), "meta": {}, "blocks": blocks}
     return pypandoc.convert_text(json.dumps(tree), FLAVOUR, format="json", extra_args=["--wrap=preserve"]).strip("\n")
 
 
@@ -109,11 +112,11 @@ class Filter:
 
     def codeblock(self, value):
         (_, classes, _), text = value
-        return markdown(f"{_fence(classes)}\n{text}\n```")
+        return as_is(f"{_fence(classes)}\n{text}\n```")
 
     def para(self, value):
         if len(value) == 1 and value[0]["t"] == "Math" and value[0]["c"][0]["t"] == "DisplayMath":
-            return markdown(f"$$\n{value[0]['c'][1].strip()}\n$$")
+            return as_is(f"$$\n{value[0]['c'][1].strip()}\n$$")
         return None
 
     def definitionlist(self, value):
@@ -137,7 +140,7 @@ class Filter:
             title = ' "See also"'
         inner = write(walk(blocks, self))
         body = "\n".join(("    " + line) if line.strip() else "" for line in inner.split("\n"))
-        return markdown(f"!!! {kind}{title}\n{body}")
+        return as_is(f"!!! {kind}{title}\n{body}")
 
     def code(self, value):
         (_, _, attributes), text = value
@@ -170,8 +173,7 @@ class Filter:
 
 def convert_text(rst: str, links: Links, where: str, source: str) -> str:
     """A whole tutorial's text (code cells as placeholder paragraphs) -> Markdown, the title first."""
-    tree = parse(rst)
-    blocks = tree["blocks"]
+    blocks = parse(rst)
     titles = [i for i, b in enumerate(blocks) if b["t"] == "Header" and b["c"][0] == 1]
     if not titles:
         raise TutorialImportError(f"{where}: no title (an underlined heading) in the first text cell")
@@ -182,6 +184,6 @@ def convert_text(rst: str, links: Links, where: str, source: str) -> str:
     # The title opens the page; a series' breadcrumb line above it moves below it.
     blocks.insert(0, blocks.pop(titles[0]))
     walk(blocks, lambda k, v: links.labels.update({v[1][0]: stringify(v[2])}) if k == "Header" and v[1][0] else None)
-    markdown = write(walk(blocks, Filter(links, where, source)))
+    text = write(walk(blocks, Filter(links, where, source)))
     # pandoc escapes '|' for its pipe tables; Python-Markdown reads '\|' as an escape only with its tables extension.
-    return "\n".join(x if x.startswith("|") else x.replace("\\|", "|") for x in markdown.split("\n"))
+    return "\n".join(x if x.startswith("|") else x.replace("\\|", "|") for x in text.split("\n"))
