@@ -1,19 +1,23 @@
 """Import a sphinx-gallery tutorial (the format of the official PyTorch tutorials) as a page pair.
 
-    .venv/bin/python scripts/import_tutorial.py beginner/tensor_tutorial.py tensors/tutorial
+    .venv/bin/python scripts/import_tutorial.py ~/tutorials/beginner_source/basics/tensorqs_tutorial.py tutorials/tensors
 
-jupytext reads the .py file; the reStructuredText of its text cells becomes Markdown (math, links,
-inline code, notes and warnings as admonitions, headings); the `%matplotlib` magic is dropped. The zh
-page is the same text with the "to translate" marker, which `python -m torchnotes check` reports until a
-translator removes it. Nav entry and paired notebooks are written as by scripts/new_page.py.
+jupytext splits the .py file into text and code cells; pandoc (pypandoc-binary) converts the text's
+reStructuredText (scripts/tutorial_rst.py). Relative links and :ref:/:doc: roles point at the tutorial's
+page on docs.pytorch.org (from the file's place in a pytorch/tutorials checkout, or --url), or at this
+site's page on the same topic (scripts/tutorial_links.py); each rewrite is printed. A tutorial that imports
+a package this project does not install fails here, before a page is written. The zh page is the same text
+with the "to translate" marker, which `python -m torchnotes check` reports until a translator removes it.
+Nav entry and paired notebooks are written as by scripts/new_page.py.
 """
 
 from __future__ import annotations
 
 import argparse
+import ast
+import importlib.util
 import re
 import sys
-import textwrap
 from pathlib import Path
 
 import jupytext
@@ -22,124 +26,18 @@ import yaml
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from new_page import ROOT, add_to_nav  # noqa: E402
+from tutorial_links import Links, UnresolvedLink, published_url  # noqa: E402
+from tutorial_rst import TutorialImportError, convert_text  # noqa: E402
 
 from torchnotes.checks import TRANSLATE_MARKER, sync_pairs  # noqa: E402
 
-ADMONITIONS = {"note": "note", "warning": "warning", "tip": "tip", "hint": "tip", "important": "info",
-               "caution": "warning", "attention": "warning", "danger": "danger", "seealso": "info"}
-CONSOLE = {"bash", "sh", "shell", "console"}
-SHOWN = {"cpp", "cmake", "yaml", "text"}
 ZH_NOTICE = """!!! info "本页尚未翻译"
     下面仍是英文原文。翻译完成后，请删除本说明和上一行的标记。"""
-_DIRECTIVE = re.compile(r"\.\. ([\w-]+)::\s*(.*)$")
-_TARGET = re.compile(r"\.\. _([^:]+):\s*(\S*)\s*$")
-_ADORNMENT = re.compile(r"([=\-~^\"'`#*+:.<>_])\1+$")
+CELL = "TORCHNOTESCODECELL{}"  # a code cell's place in the text handed to pandoc: one plain word survives it
 
 
-class TutorialImportError(Exception):
-    """A construct the importer cannot convert; the message names the file, the line and what to do."""
-
-
-def inline(text: str, targets: dict[str, str]) -> str:
-    """Inline reStructuredText -> Markdown: ``code``, :math:, roles and links."""
-    codes: list[str] = []
-
-    def keep(code: str) -> str:
-        codes.append(code)
-        return f"\0{len(codes) - 1}\0"
-
-    text = re.sub(r"``(.+?)``", lambda m: keep(f"`{m.group(1)}`"), text)
-    text = re.sub(r":math:`(.+?)`", lambda m: keep(f"${m.group(1)}$"), text)
-    text = re.sub(r":(?:ref|doc):`([^`<]+?)\s*<[^`>]+>`", r"\1", text)
-    text = re.sub(r":(?:ref|doc):`([^`]+)`", r"\1", text)
-    text = re.sub(r":(?:py:)?(?:func|class|meth|attr|mod|data|obj|exc):`~?([^`]+)`", lambda m: keep(f"`{m.group(1)}`"), text)
-    text = re.sub(r"`([^`<]+?)\s*<([^`>]+)>`__?", r"[\1](\2)", text)
-    text = re.sub(r"`([^`]+)`__?", lambda m: f"[{m.group(1)}]({targets[m.group(1)]})"
-                  if m.group(1) in targets else m.group(0), text)
-    return re.sub(r"\0(\d+)\0", lambda m: codes[int(m.group(1))], text)
-
-
-def _block(lines: list[str], start: int) -> int:
-    """Index just past the indented block (blank lines included) that starts at `start`."""
-    end = start
-    while end < len(lines) and (not lines[end].strip() or lines[end].startswith((" ", "\t"))):
-        end += 1
-    while end > start and not lines[end - 1].strip():
-        end -= 1
-    return end
-
-
-def _fence(lang: str) -> str:
-    lang = lang.strip().lower()
-    if lang in CONSOLE:
-        return "```console"
-    if lang in ("python", "py"):
-        return '```python tags=["skip-execution"]'
-    return f"```{lang}" if lang in SHOWN else "```text"
-
-
-def rst_to_markdown(text: str, styles: list[str], targets: dict[str, str], where: str) -> str:
-    """One text cell. `styles` (heading adornments in order of first use) is shared across cells."""
-    lines = text.split("\n")
-    for line in lines:
-        found = _TARGET.match(line.strip())
-        if found and found.group(2):
-            targets[found.group(1)] = found.group(2)
-    out: list[str] = []
-    i = 0
-    while i < len(lines):
-        line = lines[i]
-        stripped = line.strip()
-        nxt = lines[i + 1] if i + 1 < len(lines) else ""
-        if _TARGET.match(stripped):
-            i += 1
-            continue
-        directive = _DIRECTIVE.match(stripped) if not line.startswith(" ") else None
-        if directive:
-            name, argument = directive.groups()
-            end = _block(lines, i + 1)
-            body = textwrap.dedent("\n".join(lines[i + 1:end])).strip("\n")
-            if name == "math":
-                out += ["$$", (argument + "\n" + body).strip(), "$$"]
-            elif name in ADMONITIONS:
-                inner = rst_to_markdown((argument + "\n" + body).strip(), styles, targets, where)
-                title = ' "See also"' if name == "seealso" else ""
-                out.append(f"!!! {ADMONITIONS[name]}{title}")
-                out += [("    " + x) if x.strip() else "" for x in inner.split("\n")]
-            elif name in ("code-block", "code", "sourcecode"):
-                body = "\n".join(x for x in body.split("\n") if not x.strip().startswith(":"))
-                out += [_fence(argument), body.strip("\n"), "```"]
-            else:
-                raise TutorialImportError(
-                    f"{where}: the '.. {name}::' directive has no Markdown equivalent here; "
-                    f"rewrite it by hand in the .py file (or remove it) and import again")
-            i = end
-            continue
-        if stripped.startswith(".. "):  # a comment, with its indented continuation
-            i = _block(lines, i + 1)
-            continue
-        over = _ADORNMENT.match(stripped) and i + 2 < len(lines) and lines[i + 2].strip() == stripped
-        if over or (stripped and _ADORNMENT.match(nxt.strip()) and len(nxt.strip()) >= len(stripped)):
-            title, style = (nxt.strip(), "over" + stripped[0]) if over else (stripped, nxt.strip()[0])
-            if style not in styles:
-                styles.append(style)
-            level = styles.index(style) + 1
-            if level == 1 and any(x.startswith("# ") for x in out):
-                raise TutorialImportError(f"{where}: a second top-level title '{title}'; a page has one title")
-            out.append("#" * level + " " + inline(title, targets))
-            i += 3 if over else 2
-            continue
-        if stripped.endswith("::") and i + 2 < len(lines) and not lines[i + 1].strip() and lines[i + 2].startswith(" "):
-            end = _block(lines, i + 1)
-            prose = line.rstrip()[:-1].rstrip()
-            if prose.strip() and prose.strip() != ":":
-                out += [inline(prose, targets), ""]
-            out += ["```text", textwrap.dedent("\n".join(lines[i + 1:end])).strip("\n"), "```"]
-            i = end
-            continue
-        out.append(inline(line, targets))
-        i += 1
-    return re.sub(r"\n{3,}", "\n\n", "\n".join(out)).strip("\n")
+class MissingModule(TutorialImportError):
+    """The tutorial imports a package this project does not install: its page could never build."""
 
 
 def clean_code(source: str) -> str:
@@ -148,27 +46,47 @@ def clean_code(source: str) -> str:
     return "\n".join(kept).strip("\n")
 
 
-def convert(path: Path) -> tuple[str, str, str]:
+def check_imports(code: list[str], where: str) -> None:
+    """Fail on the first imported top-level module that this interpreter (the build's kernel) cannot find."""
+    for number, source in enumerate(code, 1):
+        for node in ast.walk(ast.parse(source)):
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else \
+                [node.module] if isinstance(node, ast.ImportFrom) and node.module and not node.level else []
+            for name in names:
+                top = name.split(".")[0]
+                if top != "__future__" and importlib.util.find_spec(top) is None:
+                    raise MissingModule(
+                        f"{where} (code cell {number}, line {node.lineno}): imports '{top}', which this project does "
+                        f"not install, so the page cannot run. Either add the package to requirements.txt with a "
+                        f"pinned version (e.g. {top}==X.Y.Z) and run 'bash scripts/setup.sh', or drop the import "
+                        "and the code that uses it from the .py file; then import again.")
+
+
+def convert(path: Path, links: Links) -> tuple[str, str, str]:
     """(title, description, Markdown body starting with the H1) of a sphinx-gallery file."""
-    notebook = jupytext.read(path, fmt="py:sphinx")
-    styles: list[str] = []
-    targets: dict[str, str] = {}
-    parts = []
-    for number, cell in enumerate(notebook.cells, 1):
+    source = path.read_text(encoding="utf-8")
+    # sphinx-gallery takes a raw docstring (r""" for the backslashes of math); jupytext reads only a plain one.
+    notebook = jupytext.reads(re.sub(r'\A((?:\s*#.*\n)*\s*)[rR]"""', r'\1"""', source), fmt="py:sphinx")
+    code, text = [], []
+    for cell in notebook.cells:
         if cell.cell_type == "code":
-            code = clean_code(cell.source)
-            if code:
-                parts.append(f"```python\n{code}\n```")
+            kept = clean_code(cell.source)
+            if kept:
+                code.append(kept)
+                text.append(CELL.format(len(code) - 1))
         else:
-            parts.append(rst_to_markdown(cell.source, styles, targets, f"{path} (text cell {number})"))
-    body = "\n\n".join(p for p in parts if p.strip()) + "\n"
-    title = re.search(r"^# (.+)$", body, flags=re.M)
-    if title is None:
-        raise TutorialImportError(f"{path}: no title (an underlined heading) in the first text cell")
-    after = body[title.end():].strip().split("\n\n")
-    paragraph = next((p for p in after if p and not p.startswith(("#", "```", "!!!", "$$"))), title.group(1))
-    sentence = re.split(r"(?<=[.!?])\s", " ".join(paragraph.split()), maxsplit=1)[0]
-    return title.group(1), sentence, body
+            text.append(cell.source)
+    check_imports(code, str(path))
+    body = convert_text("\n\n".join(text) + "\n", links, str(path), source)
+    body = re.sub(CELL.format(r"(\d+)"), lambda m: f"```python\n{code[int(m.group(1))]}\n```", body) + "\n"
+    # Front matter and nav show the title as plain text, without the id an rST label above it gave it.
+    title = re.sub(r"[`*]", "", re.match(r"# (.+?)(?: \{#[^}]*\})?\n", body).group(1))
+    after = body.split("\n\n")[1:]
+    paragraph = next((p for p in after if p and not p.startswith(("#", "```", "!!!", "$$", "[", "-", "1."))), title)
+    # The description: the first sentence, up to a full stop before a capital that is not "i.e." or "e.g.".
+    plain = re.sub(r"\[([^]]*)\]\([^)]*\)|[*`]", lambda m: m.group(1) or "", " ".join(paragraph.split()))
+    sentence = re.split(r"(?<=[.!?])(?<!i\.e\.)(?<!e\.g\.)\s+(?=[A-Z])", plain, maxsplit=1)[0]
+    return title, sentence, body
 
 
 def front_matter(title: str, description: str) -> str:
@@ -198,6 +116,8 @@ def main(argv=None) -> int:
     parser.add_argument("source", type=Path, help="a sphinx-gallery .py file")
     parser.add_argument("path", help="section/name, without .md (e.g. tensors/tutorial)")
     parser.add_argument("--section", help="nav section title (default: the section already holding section/)")
+    parser.add_argument("--url", help="the tutorial's page on docs.pytorch.org, for its relative links "
+                        "(default: from the file's path in a pytorch/tutorials checkout, *_source/...)")
     parser.add_argument("--root", type=Path, default=ROOT)
     args = parser.parse_args(argv)
     if not re.fullmatch(r"[a-z0-9-]+(/[a-z0-9-]+)+", args.path):
@@ -208,11 +128,14 @@ def main(argv=None) -> int:
     for target in targets.values():
         if target.exists():
             parser.error(f"{target} exists already")
+    links = Links(args.url or published_url(args.source), docs, rel, str(args.source))
     try:
-        title, description, body = convert(args.source)
-    except TutorialImportError as error:
+        title, description, body = convert(args.source, links)
+    except (TutorialImportError, UnresolvedLink) as error:
         print(f"import failed: {error}", file=sys.stderr)
         return 1
+    for line in links.rewritten:
+        print(f"link: {line}")
     for lang, text in (("en", body), ("zh", zh_twin(body))):
         targets[lang].parent.mkdir(parents=True, exist_ok=True)
         targets[lang].write_text(front_matter(title, description) + text, encoding="utf-8")
