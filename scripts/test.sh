@@ -6,6 +6,8 @@ cd "$(dirname "$0")/.."
 bash scripts/setup.sh --browser
 # tests/test_generators.py builds the site a second time with Zensical, from the same cache.
 .venv/bin/python -m pip install --quiet --disable-pip-version-check -r requirements-zensical.txt
+# tests/test_import_tutorial.py imports tutorials with pandoc (scripts/import_tutorial.py).
+.venv/bin/python -m pip install --quiet --disable-pip-version-check -r requirements-import.txt
 export NO_MKDOCS_2_WARNING=1
 site="${SITE_DIR:-site}"
 .venv/bin/ruff check torchnotes tests scripts

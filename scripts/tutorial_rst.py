@@ -12,7 +12,10 @@ import functools
 import json
 import re
 
-import pypandoc
+try:
+    import pypandoc
+except ImportError:  # not in requirements.txt: only importing needs it
+    raise SystemExit("import_tutorial.py needs pandoc: .venv/bin/python -m pip install -r requirements-import.txt") from None
 from pandocfilters import Code, Link, Para, RawBlock, Str, stringify
 from tutorial_links import Links
 
