@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pytest
 import yaml
-from test_search import TOP, VIEWPORT, SearchBox, server, site_dir  # noqa: F401 - fixtures used by name
+from browser_support import SiteServer
+from test_search import TOP, VIEWPORT, SearchBox
 
 ROOT = Path(__file__).resolve().parent.parent
 QUERIES = yaml.safe_load((ROOT / "tests" / "search_queries_zh_reader.yml").read_text(encoding="utf-8"))
@@ -23,11 +24,17 @@ ENGLISH_TARGET = 1.0  # every English term typed on the Chinese site finds its C
 browser_test = pytest.mark.browser
 
 
-def search_all(browser, server, items: list[dict]) -> list[tuple[str, list[str], list[str]]]:
+@pytest.fixture(scope="module")
+def zh_server(built_site):
+    with SiteServer(built_site) as running:
+        yield running
+
+
+def search_all(browser, zh_server, items: list[dict]) -> list[tuple[str, list[str], list[str]]]:
     """(query, pages that are right, top pages found) for each item, searched on the Chinese site."""
     context = browser.new_context(viewport=VIEWPORT)
     try:
-        box = SearchBox(context.new_page(), server.url("zh/"))
+        box = SearchBox(context.new_page(), zh_server.url("zh/"))
         box.open()
         outcomes = []
         for item in items:
@@ -50,10 +57,10 @@ def report(label: str, outcomes) -> list:
 
 
 @browser_test
-def test_chinese_readers_queries(browser, server):
+def test_chinese_readers_queries(browser, zh_server):
     items = [dict(item, kind=kind) for kind in KINDS for item in QUERIES[kind]]
     assert len(items) >= 120, f"only {len(items)} queries in search_queries_zh_reader.yml"
-    outcomes = search_all(browser, server, items)
+    outcomes = search_all(browser, zh_server, items)
     for kind in KINDS:
         report(f"zh {kind}", [o for o, item in zip(outcomes, items) if item["kind"] == kind])
     misses = report("zh all", outcomes)
@@ -63,9 +70,9 @@ def test_chinese_readers_queries(browser, server):
 
 
 @browser_test
-def test_english_terms_on_the_chinese_site_find_chinese_pages(browser, server):
+def test_english_terms_on_the_chinese_site_find_chinese_pages(browser, zh_server):
     """The zh site's index holds the zh pages only: an English term must find the zh page that explains it,
     through the glossary's Chinese term where the page does not write the English one."""
-    outcomes = search_all(browser, server, QUERIES["english"])
+    outcomes = search_all(browser, zh_server, QUERIES["english"])
     misses = report("en terms on zh", outcomes)
     assert len(outcomes) - len(misses) >= ENGLISH_TARGET * len(outcomes), misses
