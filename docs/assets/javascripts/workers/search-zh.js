@@ -10,7 +10,10 @@
  *    length ("梯度累加" loses "加"), so compound queries miss. This wrapper learns the Chinese words of the index
  *    from the entries Material indexes, cuts each Chinese run of a query into those words by their counts, and
  *    hands Material every word with its characters joined by lunr's escape character ("梯\度"): lunr reads it
- *    as "梯度", and Material's own cut leaves single characters alone. Everything else is Material's worker.
+ *    as "梯度", and Material's own cut leaves single characters alone.
+ * 3. Mixed scripts ("inplace报错") are split between Chinese and Latin (splitScripts).
+ * 4. Each word is also searched as its counterparts of config.torchnotes.expand (glossary, synonyms), weighted
+ *    below the typed words (rewrite). Everything else is Material's worker.
  *
  * Loaded by overrides/main.html as __config.search, with ?material=<Material's worker file name>.
  */
@@ -134,9 +137,7 @@
   /* A Chinese word as Material's worker must get it: characters joined by lunr's escape ("梯\度"), see 2. */
   function escape(word) { return word.split("").join("\\") }
 
-  function segmented(query) {
-    return query.replace(HAN, function (run) { return terms(run).map(escape).join(" ") })
-  }
+  function segmented(query) { return query.replace(HAN, function (run) { return terms(run).map(escape).join(" ") }) }
 
   /*
    * 3. Mixed scripts. "inplace报错", "cuda不可用": Material's separator does not split Chinese from Latin, so such a
@@ -144,9 +145,7 @@
    */
   var BOUNDARY = /(\p{sc=Han})(?=(?!\p{sc=Han})[\p{L}\p{N}])|((?!\p{sc=Han})[\p{L}\p{N}])(?=\p{sc=Han})/gu
 
-  function splitScripts(query) {
-    return query.replace(BOUNDARY, function (pair) { return pair + " " })
-  }
+  function splitScripts(query) { return query.replace(BOUNDARY, "$& ") }
 
   /*
    * 4. Expansion. config.torchnotes.expand (torchnotes/search_expand.py) maps what a reader may type to words the
@@ -179,8 +178,7 @@
       if (!len) { at++; continue }
       var key = run.substr(at, len)
       found.push({ words: expansions.han.get(key), held: index.counts.has(key) })
-      spans.push([at, at + len])
-      at += len
+      spans.push([at, at += len])
     }
   }
 
@@ -193,9 +191,8 @@
         hit = expansions.latin.get(key) || expansions.latin.get(key.replace(/e?s$/, ""))
         if (hit) break
       }
-      if (hit) found.push({ words: hit, held: words.slice(at, at + len).every(function (w) {
-        return latinWords.has(w.toLowerCase())
-      }) })
+      var held = hit && words.slice(at, at + len).every(function (w) { return latinWords.has(w.toLowerCase()) })
+      if (hit) found.push({ words: hit, held: held })
       at += Math.max(len, 1)
     }
   }
@@ -290,9 +287,8 @@
     }
   })
 
-  /* Exposed for tests/test_search.py, which runs this file in Node. */
-  self.torchnotesSearch = { cut: cut, rewrite: rewrite, unpack: unpack, counts: index.counts,
-                            splitScripts: splitScripts }
+  /* Exposed for tests/test_search.py and tests/test_search_expand.py, which run this file in Node. */
+  self.torchnotesSearch = { cut: cut, rewrite: rewrite, unpack: unpack, splitScripts: splitScripts }
 
   var material = new URLSearchParams(self.location.search).get("material")
   if (!material || !/^[\w.-]+\.js$/.test(material))
