@@ -182,11 +182,11 @@ def test_worker_splits_mixed_scripts(tmp_path):
 def test_worker_expands_and_weighs_the_typed_words_first(tmp_path):
     out = worker(["inplace报错", "pinned memory", "显卡", "样本不均衡", "原地操作", "显存", '"原地 操作"'], tmp_path)
     assert out["received"] == [
-        "inplace*^3 报\\错*^3 原\\地*^3",        # "inplace" is no word of the index: 原地 stands in for it, as heavy
-        "pinned*^3 memory*^3 锁\\页\\内\\存",   # the index holds both words: the counterpart weighs less
-        "GPU*^3",                               # 显, 卡 are dropped: alone they would match 显存
-        "样^3 本^3 不^3 平\\衡*^3",             # single characters match whole words only, not as prefixes
-        "原\\地*^3 操\\作*^3 in place",          # 原地 is a word of the index: in-place weighs 1
+        "inplace*^3 报\\错*^3 原\\地^3",         # "inplace" is no word of the index: 原地 stands in for it, as heavy
+        "pinned*^3 memory*^3 锁\\页\\内\\存^1", # the index holds both words: the counterpart weighs less
+        "GPU^3",                                # 显, 卡 are dropped: alone they would match 显存
+        "样^3 本^3 不^3 平\\衡^3",              # single characters and counterparts: whole words, not prefixes
+        "原\\地*^3 操\\作*^3 in^1 place^1",      # 原地 is a word of the index: in-place weighs 1
         "显\\存",                                # nothing to expand: the query as before
         '"原\\地 操\\作"',                       # lunr's syntax: left as typed
     ]

@@ -238,13 +238,14 @@
 
   /*
    * A term with its weight, as lunr's query syntax writes it. Material adds a trailing wildcard to a term without
-   * a boost; a single Chinese character gets none ("不*" would match every word that starts with 不), so it is
-   * written with its boost, which Material leaves alone.
+   * a boost. Whole words get none, so they are written with their boost, which Material leaves alone: a single
+   * Chinese character ("不*" would match every word that starts with 不), and a counterpart, which is a word of
+   * the index (exact: "in" of in-place must not match "index").
    */
-  function weighted(term, boost) {
-    var single = term.length === 1 && HAS_HAN.test(term)
-    if (boost === 1 && !single) return term
-    return term + (single ? "" : "*") + "^" + boost
+  function weighted(term, boost, exact) {
+    var whole = exact || (term.length === 1 && HAS_HAN.test(term))
+    if (boost === 1 && !whole) return term
+    return term + (whole ? "" : "*") + "^" + boost
   }
 
   /*
@@ -257,15 +258,15 @@
     if (SYNTAX.test(query)) return segmented(query)
     var result = expand(query)
     var seen = new Set(), out = []
-    var emit = function (term, boost) {
+    var emit = function (term, boost, exact) {
       var plain = term.replace(/\\/g, "").toLowerCase()
-      if (!seen.has(plain)) { seen.add(plain); out.push(weighted(term, boost)) }
+      if (!seen.has(plain)) { seen.add(plain); out.push(weighted(term, boost, exact)) }
     }
     var extra = result.found.length ? BOOST : 1
     result.typed.forEach(function (term) { emit(term, extra) })
     result.found.forEach(function (group) {
       group.words.forEach(function (phrase) {
-        phraseTerms(phrase).forEach(function (term) { emit(term, group.held ? 1 : BOOST) })
+        phraseTerms(phrase).forEach(function (term) { emit(term, group.held ? 1 : BOOST, true) })
       })
     })
     return out.join(" ")
