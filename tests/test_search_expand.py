@@ -14,6 +14,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from test_build import build, fixture_copy
 
 from torchnotes import search, search_index
 from torchnotes.glossary import read_glossary
@@ -134,6 +135,24 @@ def test_packed_index_carries_the_table(tmp_path):
     zh = json.loads((site / "zh" / "search" / "search_index.json").read_text(encoding="utf-8"))
     assert zh["config"]["torchnotes"]["expand"] == [["显卡", "GPU"]]
     assert [e.line for e in unheld] == [3]  # 多块 is on no zh page
+
+
+def test_the_build_packs_the_synonyms_and_strict_stops_on_a_word_no_page_writes(tmp_path):
+    """The plugin's `search_synonyms` option, end to end on the fixture site (whose zh page writes 梯度)."""
+    src = fixture_copy(tmp_path)
+    config = src / "mkdocs.yml"
+    config.write_text(config.read_text(encoding="utf-8").replace(
+        "      github_repo: example/fixture\n", "      github_repo: example/fixture\n      search_synonyms: words.yml\n"),
+        encoding="utf-8")
+    (src / "words.yml").write_text("# why\n斜率: [梯度]\n# why\n图形卡: [图形处理器]\n", encoding="utf-8")
+    done = build(src, tmp_path / "site")
+    assert done.returncode != 0
+    assert "words.yml:4: '图形卡': the zh search index holds no '图形处理器'" in done.stderr, done.stderr[-3000:]
+    (src / "words.yml").write_text("# why\n斜率: [梯度]\n", encoding="utf-8")
+    done = build(src, tmp_path / "site")
+    assert done.returncode == 0, done.stderr[-3000:]
+    zh = json.loads((tmp_path / "site" / "zh" / "search" / "search_index.json").read_text(encoding="utf-8"))
+    assert zh["config"]["torchnotes"]["expand"] == [["斜率", "梯度"]]
 
 
 # Runs the worker wrapper in Node on a small packed index with a stand-in for Material's worker.
