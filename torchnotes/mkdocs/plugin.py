@@ -139,7 +139,7 @@ class NotebooksPlugin(BasePlugin[NotebooksConfig]):
         if self.reuse is not None:
             log.info(self.reuse.finish())
         try:
-            sources = search_expand.Sources.load(self.settings.root, self.config.search_synonyms)
+            sources = search_expand.Sources.load(self.settings.root, self.settings.search_synonyms)
             sizes, unheld = search_index.write_per_language(Path(config.site_dir), self.config.languages, sources)
         except (search_index.UnexpectedIndex, search_expand.SynonymFileError, GlossaryError) as error:
             raise PluginError(f"search index: {error}") from error
