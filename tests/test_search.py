@@ -279,7 +279,7 @@ def test_worker_cuts_chinese_queries_into_index_words(tmp_path):
         "变\\长 序\\列",
         "DataLoader 采\\样\\器",     # the English part untouched
         "tensor",
-        "梯\\度 下 降",              # unknown words fall back to single characters
+        "梯\\度 下^1 降^1",          # unknown words fall back to single characters, matched whole: no "下*"
         "非\\叶\\子 张\\量 叶\\子\\张\\量",  # the likelier cut, then a word jieba may have cut instead
         "分\\布\\式",              # not 分布 as well: a word inside a piece would drown it
     ]

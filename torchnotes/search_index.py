@@ -13,7 +13,9 @@ expects, before Material's worker sees them. Packing:
   (it escapes "&" in text as &amp;);
 - the zero-width spaces Material puts between the Chinese words jieba finds are left out. The words,
   with how often each occurs, go once into config.torchnotes.words; the worker cuts each Chinese run
-  again into the most probable sequence of those words and puts the zero-width spaces back.
+  again into the most probable sequence of those words and puts the zero-width spaces back;
+- config.torchnotes.expand carries the query expansion table (torchnotes/search_expand.py): what a reader may
+  type (显卡, in-place, 拷贝) and the words of this index it stands for.
 
 What the index holds is decided before Material sees a page: code, outputs, the provenance line and
 the build's notices carry data-search-exclude (Material's documented block exclusion).
@@ -25,6 +27,8 @@ import json
 import re
 from collections import Counter
 from pathlib import Path
+
+from .search_expand import Sources, SynonymNotHeld, expansion_table
 
 FORMAT = 1
 ZWSP = "\u200b"
@@ -41,20 +45,24 @@ class UnexpectedIndex(ValueError):
     """Material wrote an index this packing does not know how to carry without loss."""
 
 
-def write_per_language(site_dir: Path, langs: list[str]) -> dict[str, int]:
-    """Split site/search/search_index.json into <lang root>/search/search_index.json, packed; sizes in bytes."""
+def write_per_language(site_dir: Path, langs: list[str],
+                       sources: Sources | None = None) -> tuple[dict[str, int], list[SynonymNotHeld]]:
+    """Split site/search/search_index.json into <lang root>/search/search_index.json, packed, each with its query
+    expansion table (torchnotes/search_expand.py); the sizes in bytes, and the synonyms no index holds."""
     merged = site_dir / "search" / "search_index.json"
     if not merged.exists():
-        return {}
+        return {}, []
     index = json.loads(merged.read_text(encoding="utf-8"))
-    sizes = {}
+    sizes, unheld = {}, []
     for lang, docs in split(index["docs"], langs).items():
-        data = json.dumps(pack(dict(index, docs=docs)), ensure_ascii=False, separators=(",", ":")).encode()
+        table, missing = expansion_table(docs, index["config"]["separator"], lang, sources or Sources())
+        unheld += missing
+        data = json.dumps(pack(dict(index, docs=docs), table), ensure_ascii=False, separators=(",", ":")).encode()
         target = site_dir / ("" if lang == langs[0] else lang) / "search" / "search_index.json"
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_bytes(data)
         sizes[lang] = len(data)
-    return sizes
+    return sizes, unheld
 
 
 def split(docs: list[dict], langs: list[str]) -> dict[str, list[dict]]:
@@ -70,8 +78,9 @@ def split(docs: list[dict], langs: list[str]) -> dict[str, list[dict]]:
     return parts
 
 
-def pack(index: dict) -> dict:
-    """Material's index ({config, docs}) in the packed form the worker wrapper unpacks."""
+def pack(index: dict, expand: list[list[str]] | None = None) -> dict:
+    """Material's index ({config, docs}) in the packed form the worker wrapper unpacks; `expand`: the query
+    expansion table (torchnotes/search_expand.py), [[key, counterpart, ...], ...]."""
     separator = re.compile(index["config"]["separator"])
     words: Counter[str] = Counter()
     pages: list[list[str]] = []
@@ -92,7 +101,8 @@ def pack(index: dict) -> dict:
     by_count: dict[int, list[str]] = {}
     for word, count in words.most_common():
         by_count.setdefault(count, []).append(word)
-    config = dict(index["config"], torchnotes={"format": FORMAT, "words": [[c, " ".join(w)] for c, w in by_count.items()]})
+    words_field = [[c, " ".join(w)] for c, w in by_count.items()]
+    config = dict(index["config"], torchnotes={"format": FORMAT, "words": words_field, "expand": expand or []})
     return {"config": config, "docs": pages}
 
 

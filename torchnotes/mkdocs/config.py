@@ -31,3 +31,6 @@ class NotebooksConfig(Config):
     """owner/name on GitHub, for the Open in Colab links."""
     branch = c.Type(str, default=DEFAULTS.branch)
     """Branch the Colab links point at."""
+    search_synonyms = c.Type(str, default=DEFAULTS.search_synonyms)
+    """Words readers type for what the Chinese pages name otherwise (torchnotes/search_synonyms_zh.yml), for the
+    search's query expansion; relative to mkdocs.yml. Empty: the glossary alone."""

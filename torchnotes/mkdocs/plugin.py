@@ -22,9 +22,10 @@ from jinja2 import FileSystemBytecodeCache
 from mkdocs.exceptions import PluginError
 from mkdocs.plugins import BasePlugin, event_priority
 
-from .. import search_index
+from .. import search_expand, search_index
 from ..environment import Environment, probe
 from ..errors import BuildFailed
+from ..glossary import GlossaryError
 from ..publish import Published, Publisher
 from ..settings import Settings
 from .config import NotebooksConfig
@@ -138,9 +139,12 @@ class NotebooksPlugin(BasePlugin[NotebooksConfig]):
         if self.reuse is not None:
             log.info(self.reuse.finish())
         try:
-            sizes = search_index.write_per_language(Path(config.site_dir), self.config.languages)
-        except search_index.UnexpectedIndex as error:
+            sources = search_expand.Sources.load(self.settings.root, self.settings.search_synonyms)
+            sizes, unheld = search_index.write_per_language(Path(config.site_dir), self.config.languages, sources)
+        except (search_index.UnexpectedIndex, search_expand.SynonymFileError, GlossaryError) as error:
             raise PluginError(f"search index: {error}") from error
+        for synonym in unheld:  # a warning: `mkdocs build --strict` stops, `mkdocs serve` goes on
+            log.warning(f"search synonyms: {synonym}")
         log.info("search index: " + ", ".join(f"{lang} {size / 1024:.0f} KB" for lang, size in sizes.items()))
 
 

@@ -10,7 +10,10 @@
  *    length ("梯度累加" loses "加"), so compound queries miss. This wrapper learns the Chinese words of the index
  *    from the entries Material indexes, cuts each Chinese run of a query into those words by their counts, and
  *    hands Material every word with its characters joined by lunr's escape character ("梯\度"): lunr reads it
- *    as "梯度", and Material's own cut leaves single characters alone. Everything else is Material's worker.
+ *    as "梯度", and Material's own cut leaves single characters alone.
+ * 3. Mixed scripts ("inplace报错") are split between Chinese and Latin (splitScripts).
+ * 4. Each word is also searched as its counterparts of config.torchnotes.expand (glossary, synonyms), weighted
+ *    below the typed words (rewrite). Everything else is Material's worker.
  *
  * Loaded by overrides/main.html as __config.search, with ?material=<Material's worker file name>.
  */
@@ -32,8 +35,10 @@
     if (word.length > words.longest) words.longest = word.length
   }
 
-  /* The query side's words: the Chinese runs between separators of the entries Material indexes. */
+  /* The query side's words: the Chinese runs between separators of the entries Material indexes; the others. */
   var index = model()
+  var latinWords = new Set()
+  var TAG = /<[^>]*>/g
 
   function learn(docs, separator) {
     var split = new RegExp(separator, "g")
@@ -41,10 +46,10 @@
       var fields = [docs[i].title, docs[i].text]
       for (var f = 0; f < fields.length; f++) {
         if (typeof fields[f] !== "string") continue
-        var tokens = fields[f].split(split)
+        var tokens = fields[f].replace(TAG, " ").split(split)
         for (var t = 0; t < tokens.length; t++) {
           var runs = tokens[t].match(HAN)
-          if (!runs) continue
+          if (!runs) { if (tokens[t]) latinWords.add(tokens[t].toLowerCase()); continue }
           for (var r = 0; r < runs.length; r++)
             if (runs[r].length <= LONGEST_WORD) add(index, runs[r], 1)
         }
@@ -129,19 +134,153 @@
     return found
   }
 
-  function rewrite(query) {
-    return query.replace(HAN, function (run) {
-      return terms(run).map(function (word) { return word.split("").join("\\") }).join(" ")
+  /* A Chinese word as Material's worker must get it: characters joined by lunr's escape ("梯\度"), see 2. */
+  function escape(word) { return word.split("").join("\\") }
+
+  function segmented(query) { return query.replace(HAN, function (run) { return terms(run).map(escape).join(" ") }) }
+
+  /*
+   * 3. Mixed scripts. "inplace报错", "cuda不可用": Material's separator does not split Chinese from Latin, so such a
+   *    token matches nothing. A space goes between a Chinese character and a letter or digit next to it.
+   */
+  var BOUNDARY = /(\p{sc=Han})(?=(?!\p{sc=Han})[\p{L}\p{N}])|((?!\p{sc=Han})[\p{L}\p{N}])(?=\p{sc=Han})/gu
+
+  function splitScripts(query) { return query.replace(BOUNDARY, "$& ") }
+
+  /*
+   * 4. Expansion. config.torchnotes.expand (torchnotes/search_expand.py) maps what a reader may type to words the
+   *    index holds: the glossary's pairs (in-place <-> 原地, 拷贝 -> 复制) and torchnotes/search_synonyms_zh.yml
+   *    (显卡 -> GPU). Keys are Chinese words, or English words lowercased with their pieces joined ("inplace").
+   *    The query's words are searched as typed, boosted, and the counterparts of its keys besides them, so that a
+   *    page with the typed word still comes first. Queries that use lunr's syntax are left as they are.
+   */
+  var BOOST = 3                                  /* lunr reads whole-number boosts only: a counterpart weighs 1/3 */
+  var LATIN_WORDS = 4                            /* the most words of an English key ("random number generator") */
+  var SYNTAX = /["+^~:*]|(^|\s)-/
+  var expansions = { han: new Map(), latin: new Map(), longest: 1, separator: /\s+/ }
+
+  function learnExpansions(table, separator) {
+    expansions.separator = new RegExp(separator)
+    for (var i = 0; i < (table || []).length; i++) {
+      var key = table[i][0], words = table[i].slice(1)
+      if (HAS_HAN.test(key)) {
+        expansions.han.set(key, words)
+        expansions.longest = Math.max(expansions.longest, key.length)
+      } else expansions.latin.set(key, words)
+    }
+  }
+
+  /* The counterparts of the keys in a Chinese run, longest key first at each place; spans: where keys were. */
+  function hanCounterparts(run, found, spans) {
+    for (var at = 0; at < run.length;) {
+      var len = Math.min(expansions.longest, run.length - at)
+      for (; len > 0 && !expansions.han.has(run.substr(at, len)); len--);
+      if (!len) { at++; continue }
+      var key = run.substr(at, len)
+      found.push({ words: expansions.han.get(key), held: index.counts.has(key) })
+      spans.push([at, at += len])
+    }
+  }
+
+  /* English keys in a run of Latin words ("pinned", "memory"), longest first, a plural "s" or "es" dropped. */
+  function latinCounterparts(words, found) {
+    for (var at = 0; at < words.length;) {
+      var len = Math.min(LATIN_WORDS, words.length - at), hit = null
+      for (; len > 0; len--) {
+        var key = words.slice(at, at + len).join("").toLowerCase()
+        hit = expansions.latin.get(key) || expansions.latin.get(key.replace(/e?s$/, ""))
+        if (hit) break
+      }
+      var held = hit && words.slice(at, at + len).every(function (w) { return latinWords.has(w.toLowerCase()) })
+      if (hit) found.push({ words: hit, held: held })
+      at += Math.max(len, 1)
+    }
+  }
+
+  /* The lunr terms of a phrase: Chinese cut into the index's words (escaped), Latin split by the separator. */
+  function phraseTerms(phrase) {
+    var out = []
+    phrase.split(/(\p{sc=Han}+)/u).forEach(function (piece, i) {
+      if (i % 2) out.push.apply(out, cut(piece).map(escape))
+      else out.push.apply(out, piece.split(/\s+/).join(" ").split(expansions.separator).filter(Boolean))
     })
+    return out
+  }
+
+  /*
+   * The query's own terms and the counterparts of its keys. A single character the cut left inside a key is
+   * dropped: the key is not a word of the index ("显卡": 显, 卡), and its characters alone would match unrelated
+   * words (显存, 显式). Latin words are looked up in runs, across spaces ("pinned memory"), not across Chinese.
+   */
+  function expand(query) {
+    var typed = [], found = [], latin = []
+    query.split(/(\p{sc=Han}+)/u).forEach(function (piece, i) {
+      if (!(i % 2)) {
+        var words = piece.split(/\s+/).join(" ").split(expansions.separator).filter(Boolean)
+        typed.push.apply(typed, words)
+        latin.push.apply(latin, words)
+        return
+      }
+      latinCounterparts(latin, found)
+      latin = []
+      var spans = [], at = 0, pieces = cut(piece)
+      hanCounterparts(piece, found, spans)
+      pieces.forEach(function (word) {
+        var inside = spans.some(function (s) { return at >= s[0] && at + word.length <= s[1] })
+        if (!(inside && word.length === 1)) typed.push(escape(word))
+        at += word.length
+      })
+      typed.push.apply(typed, terms(piece).slice(pieces.length).map(escape))  /* the straddling words */
+    })
+    latinCounterparts(latin, found)
+    return { typed: typed, found: found }
+  }
+
+  /*
+   * A term with its weight, as lunr's query syntax writes it. Material adds a trailing wildcard to a term without
+   * a boost. Whole words get none, so they are written with their boost, which Material leaves alone: a single
+   * Chinese character ("不*" would match every word that starts with 不), and a counterpart, which is a word of
+   * the index (exact: "in" of in-place must not match "index").
+   */
+  function weighted(term, boost, exact) {
+    var whole = exact || (term.length === 1 && HAS_HAN.test(term))
+    if (boost === 1 && !whole) return term
+    return term + (whole ? "" : "*") + "^" + boost
+  }
+
+  /*
+   * The query for Material's worker. What the reader typed weighs BOOST; so do the counterparts of a key the index
+   * does not hold itself (显卡, inplace: the counterpart stands in for it); the counterparts of a key the index
+   * holds (pinned memory -> 锁页内存) weigh 1, so that the pages with the typed words still come first.
+   */
+  function rewrite(query) {
+    query = splitScripts(query)
+    if (SYNTAX.test(query)) return segmented(query)
+    var result = expand(query)
+    var seen = new Set(), out = []
+    var emit = function (term, boost, exact) {
+      var plain = term.replace(/\\/g, "").toLowerCase()
+      if (!seen.has(plain)) { seen.add(plain); out.push(weighted(term, boost, exact)) }
+    }
+    var extra = result.found.length ? BOOST : 1
+    result.typed.forEach(function (term) { emit(term, extra) })
+    result.found.forEach(function (group) {
+      group.words.forEach(function (phrase) {
+        phraseTerms(phrase).forEach(function (term) { emit(term, group.held ? 1 : BOOST, true) })
+      })
+    })
+    return out.join(" ")
   }
 
   self.addEventListener("message", function (ev) {
     var message = ev.data
     if (!message || message.segmented) return
     if (message.type === SETUP) {
+      var packed = message.data.config && message.data.config.torchnotes
       message.data = unpack(message.data)
       learn(message.data.docs, message.data.config.separator)
-    } else if (message.type === QUERY && typeof message.data === "string" && HAS_HAN.test(message.data)) {
+      learnExpansions(packed && packed.expand, message.data.config.separator)
+    } else if (message.type === QUERY && typeof message.data === "string") {
       ev.stopImmediatePropagation()
       self.dispatchEvent(new MessageEvent("message", {
         data: { type: QUERY, data: rewrite(message.data), segmented: true }
@@ -149,8 +288,8 @@
     }
   })
 
-  /* Exposed for tests/test_search.py, which runs this file in Node. */
-  self.torchnotesSearch = { cut: cut, rewrite: rewrite, unpack: unpack, counts: index.counts }
+  /* Exposed for tests/test_search.py and tests/test_search_expand.py, which run this file in Node. */
+  self.torchnotesSearch = { cut: cut, rewrite: rewrite, unpack: unpack, splitScripts: splitScripts }
 
   var material = new URLSearchParams(self.location.search).get("material")
   if (!material || !/^[\w.-]+\.js$/.test(material))
