@@ -19,3 +19,22 @@ def code(source: str, options: str = "") -> str:
     """A ```python fence; options go on the fence line, e.g. 'tags=["needs-cuda"]'."""
     head = "```python" + (" " + options if options else "")
     return f"{head}\n{textwrap.dedent(source).strip()}\n```\n\n"
+
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def site_search_options(lang: str) -> dict:
+    """The options this site's mkdocs.yml gives Material's search (one definition of the separator), for lang,
+    with jieba's user dictionary of the torchnotes plugin (search_words) for Chinese."""
+    from torchnotes.settings import read_config
+
+    plugins = {name: options for p in read_config(ROOT / "mkdocs.yml")["plugins"] if isinstance(p, dict)
+               for name, options in p.items()}
+    options = {"lang": [lang], "separator": plugins["search"]["separator"]}
+    if lang == "zh":
+        options["jieba_dict_user"] = plugins["torchnotes"]["search_words"]
+    return options
+
+
+SEPARATOR = site_search_options("en")["separator"]

@@ -19,15 +19,16 @@ from pathlib import Path
 import pytest
 import yaml
 from browser_support import SiteServer
-
-from torchnotes import search
+from helpers import SEPARATOR, site_search_options
 
 ROOT = Path(__file__).resolve().parent.parent
 QUERIES = yaml.safe_load((ROOT / "tests" / "search_queries.yml").read_text(encoding="utf-8"))
 RECALL_TARGET = 0.95    # share of queries whose page is in the top 3 (issue 14)
 TOP = 3
 VIEWPORT = {"width": 1280, "height": 900}
-LATENCY_FILE = ROOT / "test-artifacts" / "search-latency.json"
+# A reader on a slow link (10 Mbit/s, 40 ms) still gets the first results while waiting for them: far above the
+# ~1 s measured here, so only a broken or bloated search fails it (speed targets are the benchmark's).
+FIRST_SEARCH_BOUND = 10.0
 INDEX_BUDGET = 350 * 1024  # bytes per language (issue 15)
 
 WORKER = ROOT / "docs" / "assets" / "javascripts" / "workers" / "search-zh.js"
@@ -186,8 +187,9 @@ def test_search_stays_in_current_language(browser, server):
 
 
 @browser_test
-def test_first_search_latency(browser, server, site_dir):
-    """Typing to results on a fresh page (index fetched and built on the way), recorded for the benchmarks."""
+def test_first_search_on_a_slow_link(browser, server, site_dir, request):
+    """Typing to results on a fresh page (index fetched and built on the way) stays within a reader's patience;
+    the figures go to pytest's cache folder (.pytest_cache/d/search-latency.json), not the repository."""
     record = {}
     for lang, query in (("en", "gradient accumulation"), ("zh", "梯度累加")):
         index = site_dir / lang_root(lang) / "search" / "search_index.json"
@@ -196,8 +198,9 @@ def test_first_search_latency(browser, server, site_dir):
             first, next_query = first_search_seconds(browser, server, lang, query, network)
             record[lang][name] = {"first_search_ms": round(first * 1000), "next_query_ms": round(next_query * 1000)}
             print(f"\n{lang} ({name}): first search {first * 1000:.0f} ms, next query {next_query * 1000:.0f} ms")
-    LATENCY_FILE.parent.mkdir(parents=True, exist_ok=True)
-    LATENCY_FILE.write_text(json.dumps(record, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
+            assert first < FIRST_SEARCH_BOUND, f"{lang} ({name}): the first search took {first:.1f} s"
+    folder = request.config.cache.mkdir("search-latency")
+    (folder / "search-latency.json").write_text(json.dumps(record, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
 
 
 def test_each_index_within_budget(site_dir):
@@ -210,11 +213,11 @@ def test_each_index_within_budget(site_dir):
 # --- without a browser: the options and the query cut ----------------------------------------------------
 
 def test_zh_user_dictionary_keeps_site_terms_whole():
-    """jieba's own dictionary splits these terms; with the site's user dictionary (Material's jieba_dict_user)
+    """jieba's own dictionary splits these terms; with the site's user dictionary (the plugin's search_words, loaded with jieba's load_userdict)
     each is one word in the index, so a query for it matches one token instead of a pair of common ones."""
     import jieba
 
-    options = search.plugin_options("zh")
+    options = site_search_options("zh")
     user_dict = ROOT / options["jieba_dict_user"]
     assert user_dict.is_file(), f"{options['jieba_dict_user']} is missing"
     terms = ["学习率", "交叉熵", "二分类", "批采样器", "去重", "优化器", "变长", "雅可比矩阵"]
@@ -227,14 +230,12 @@ def test_zh_user_dictionary_keeps_site_terms_whole():
 
 
 def test_separator_splits_api_names_and_chinese_punctuation():
-    pattern = re.compile(search.SEPARATOR)
+    pattern = re.compile(SEPARATOR)
     split = [t for t in pattern.split("torch.utils.data.DataLoader(batch_size=4)：采样器\u200b家族，见 nn.Module") if t]
     assert split == ["torch", "utils", "data", "Data", "Loader", "batch", "size", "4", "采样器", "家族", "见",
                      "nn", "Module"]
     assert pattern.split("1.5") == ["1.5"]  # decimals stay whole
-    assert search.plugin_options("en")["separator"] == search.plugin_options("zh")["separator"]
-    with pytest.raises(ValueError, match="'fr'"):
-        search.plugin_options("fr")
+    assert site_search_options("en")["separator"] == site_search_options("zh")["separator"]
 
 
 # Runs the worker wrapper in Node with a stand-in for Material's worker, which records what it receives.

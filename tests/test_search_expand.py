@@ -14,9 +14,10 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from helpers import SEPARATOR
 from test_build import build, fixture_copy
 
-from torchnotes import search, search_index
+from torchnotes import search_index
 from torchnotes.glossary import read_glossary
 from torchnotes.search_expand import (
     Sources,
@@ -70,7 +71,7 @@ def test_glossary_rows_become_pairs_both_ways(glossary):
 
 def test_table_holds_only_what_the_index_holds(glossary):
     index = docs("原地\u200b操作 与 <code>add_</code>", "锁页\u200b内存 和 pinned memory", "批大小")
-    table, unheld = expansion_table(index, search.SEPARATOR, "zh", Sources(glossary))
+    table, unheld = expansion_table(index, SEPARATOR, "zh", Sources(glossary))
     rows = {row[0]: row[1:] for row in table}
     assert rows["inplace"] == ["原地"]               # in-place, in place, inplace: one key
     assert rows["就地"] == rows["原位"] == ["原地"]
@@ -80,7 +81,7 @@ def test_table_holds_only_what_the_index_holds(glossary):
     assert not [key for key in rows if re.search("[a-z]", key) and re.search("[\u4e00-\u9fff]", key)]  # batch 大小
     assert "hessian" not in rows and "黑塞" not in rows  # 海森矩阵 is on no page of this index: left out
     assert unheld == []
-    english, _ = expansion_table(docs("pinned memory and in-place ops"), search.SEPARATOR, "en", Sources(glossary))
+    english, _ = expansion_table(docs("pinned memory and in-place ops"), SEPARATOR, "en", Sources(glossary))
     assert {row[0]: row[1:] for row in english} == {"固定内存": ["pinned memory"], "钉住内存": ["pinned memory"],
                                                    "锁页内存": ["pinned memory"], "就地": ["in-place"],
                                                    "原位": ["in-place"], "原地": ["in-place"]}
@@ -89,12 +90,12 @@ def test_table_holds_only_what_the_index_holds(glossary):
 def test_a_synonym_the_index_does_not_hold_is_reported(tmp_path):
     path = write(tmp_path, "# why\n显卡: [GPU, 图形处理器]\n\n# why\n不均衡: [不平衡]\n")
     sources = Sources(synonyms=tuple(read_synonyms(path)), synonyms_path=path)
-    table, unheld = expansion_table(docs("一块 GPU", "类别不\u200b平衡"), search.SEPARATOR, "zh", sources)
+    table, unheld = expansion_table(docs("一块 GPU", "类别不\u200b平衡"), SEPARATOR, "zh", sources)
     assert table == [["不均衡", "不平衡"], ["显卡", "GPU"]]
     assert [type(e) for e in unheld] == [SynonymNotHeld]
     assert unheld[0].line == 2 and "'显卡'" in unheld[0].message and "'图形处理器'" in unheld[0].message
     assert str(path) in unheld[0].message and "remove it" in unheld[0].message
-    assert expansion_table(docs("GPU"), search.SEPARATOR, "en", sources) == ([], [])  # Chinese site only
+    assert expansion_table(docs("GPU"), SEPARATOR, "en", sources) == ([], [])  # Chinese site only
 
 
 @pytest.mark.parametrize(("text", "reason"), [
@@ -126,7 +127,7 @@ def test_each_of_the_sites_synonyms_says_why():
 def test_packed_index_carries_the_table(tmp_path):
     site = tmp_path / "site"
     (site / "search").mkdir(parents=True)
-    index = {"config": {"separator": search.SEPARATOR}, "docs": docs("一块 GPU") + [
+    index = {"config": {"separator": SEPARATOR}, "docs": docs("一块 GPU") + [
         {"location": "zh/a/", "title": "显存", "text": "<p>一块 GPU</p>"}]}
     (site / "search" / "search_index.json").write_text(json.dumps(index), encoding="utf-8")
     path = write(tmp_path, "# why\n显卡: [GPU]\n多卡: [多块 GPU]\n")

@@ -14,9 +14,10 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
+from helpers import SEPARATOR, site_search_options
 from material.plugins.search.plugin import SearchIndex
 
-from torchnotes import search, search_index
+from torchnotes import search_index
 
 ROOT = Path(__file__).resolve().parent.parent
 WORKER = ROOT / "docs" / "assets" / "javascripts" / "workers" / "search-zh.js"
@@ -51,7 +52,7 @@ def unpack(tmp_path: Path, packed: dict) -> dict:
 
 def material_index(lang: str) -> dict:
     """Entries as Material's plugin makes them from the prose of this site's pages: jieba cut, <code> kept."""
-    options = search.plugin_options(lang)
+    options = site_search_options(lang)
     maker = SearchIndex(pipeline=[], fields={}, **options)
     if lang == "zh":
         import jieba
@@ -110,7 +111,7 @@ def test_packed_index_unpacks_to_materials_entries(tmp_path, lang):
 
 
 def test_a_literal_backtick_and_code_survive(tmp_path):
-    original = {"config": {"lang": ["en"], "separator": search.SEPARATOR, "pipeline": []}, "docs": [
+    original = {"config": {"lang": ["en"], "separator": SEPARATOR, "pipeline": []}, "docs": [
         {"location": "a/", "title": "<code>view</code> and `x`", "text": "<p>say <code>a`b</code>  and\n &amp;#96; too</p>"},
         {"location": "a/#b", "title": "B", "text": "<pre><code>x  =\n  1</code></pre>"},
         {"location": "c/", "title": "C", "text": ""},
@@ -126,6 +127,6 @@ def test_a_literal_backtick_and_code_survive(tmp_path):
 
 
 def test_page_tags_stop_the_packing_by_name():
-    index = {"config": {"separator": search.SEPARATOR}, "docs": [{"location": "a/", "title": "A", "text": "", "tags": ["x"]}]}
+    index = {"config": {"separator": SEPARATOR}, "docs": [{"location": "a/", "title": "A", "text": "", "tags": ["x"]}]}
     with pytest.raises(search_index.UnexpectedIndex, match=r"'a/'.*tags"):
         search_index.pack(index)

@@ -27,6 +27,7 @@ class Settings:
     requirements: str = "requirements.txt"
     github_repo: str = ""
     branch: str = "main"
+    search_words: str = ""
     search_synonyms: str = ""  # the search's synonym file (torchnotes/search_expand.py); "": the glossary alone
     # Where mkdocs.yml lives and its docs_dir; not plugin options.
     root: Path = Path(".")

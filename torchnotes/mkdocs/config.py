@@ -34,3 +34,6 @@ class NotebooksConfig(Config):
     search_synonyms = c.Type(str, default=DEFAULTS.search_synonyms)
     """Words readers type for what the Chinese pages name otherwise (torchnotes/search_synonyms_zh.yml), for the
     search's query expansion; relative to mkdocs.yml. Empty: the glossary alone."""
+    search_words = c.Type(str, default=DEFAULTS.search_words)
+    """Words jieba keeps whole when Material's search cuts Chinese (学习率, 交叉熵), loaded with jieba's
+    load_userdict only when a page with Chinese is indexed again (torchnotes/mkdocs/kept_search.py)."""

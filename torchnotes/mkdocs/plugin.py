@@ -5,8 +5,8 @@ Events:
 - on_config: runs the publish step (torchnotes.publish, no MkDocs inside) and points docs_dir at its tree;
   mkdocs-static-i18n then builds each language folder of that tree as usual.
 - on_serve: watches the sources (docs/), not the published tree the build itself writes.
-- on_files / on_pre_build / on_pre_page: pages whose input did not change take their HTML and their search entries
-  from the previous build (torchnotes/mkdocs/reuse.py) instead of converting and indexing them again.
+- on_files / on_page_markdown / on_page_content: pages whose input did not change take their HTML from the previous
+  build through a Markdown extension (torchnotes/mkdocs/kept_html.py) instead of being converted again.
 - on_post_page / on_post_build: one search index per language, packed (torchnotes/search_index.py).
 """
 
@@ -20,7 +20,7 @@ from pathlib import Path
 
 from jinja2 import FileSystemBytecodeCache
 from mkdocs.exceptions import PluginError
-from mkdocs.plugins import BasePlugin, event_priority
+from mkdocs.plugins import BasePlugin, CombinedEvent, event_priority
 
 from .. import search_expand, search_index
 from ..environment import Environment, probe
@@ -29,7 +29,8 @@ from ..glossary import GlossaryError
 from ..publish import Published, Publisher
 from ..settings import Settings
 from .config import NotebooksConfig
-from .reuse import Reuse
+from .kept_html import KeptHtml
+from .kept_search import KeptSearch
 
 log = logging.getLogger("mkdocs.plugins.torchnotes")
 
@@ -39,14 +40,13 @@ class NotebooksPlugin(BasePlugin[NotebooksConfig]):
         self.env: Environment | None = None
         self.published: Published | None = None
         self.stamp: tuple | None = None
-        self.reuse: Reuse | None = None
+        self.kept: KeptHtml | None = None
+        self.kept_search: KeptSearch | None = None
 
     def on_startup(self, *, command, dirty):
         # Defining on_startup is what makes MkDocs keep this instance (and its memo) across serve rebuilds.
         pass
 
-    # Before Material's search plugin (0) reads its options, so that reuse can defer jieba's dictionary.
-    @event_priority(50)
     def on_config(self, config):
         if not self.config.enabled:
             return config
@@ -70,34 +70,60 @@ class NotebooksPlugin(BasePlugin[NotebooksConfig]):
             log.info(self.published.summary_line())
             self.stamp = stamp
         config.docs_dir = str(publish_dir)
-        if self.reuse is None:
-            self.reuse = Reuse(self.settings.path("cache_dir") / "mkdocs")
-            if search := _search_plugin(config):
-                self.reuse.defer_user_dictionary(search)
-        self.reuse.begin()  # each build (mkdocs serve) counts afresh, also after a failed one
+        if self.kept is None:
+            # One folder per config file: the offline copy's build (mkdocs.offline.yml) keeps its own.
+            self.kept = KeptHtml(self.settings.path("cache_dir") / "mkdocs" / Path(config.config_file_path).stem)
+        if self.kept not in config.markdown_extensions:  # mkdocs serve loads the config again for each build
+            config.markdown_extensions.append(self.kept)
+        if self.kept_search is None:
+            words = root / self.config.search_words if self.config.search_words else None
+            self.kept_search = KeptSearch(self.settings.path("cache_dir") / "search" / Path(config.config_file_path).stem,
+                                          words)
+        self.kept.begin()  # each build (mkdocs serve) counts afresh, also after a failed one
+        self.kept_search.begin()
         return config
 
     def on_files(self, files, config):
-        if self.reuse is not None:
-            self.reuse.start_build(config, files)
+        if self.kept is not None:
+            self.kept.start_build(config, files)
         return files
-
-    # After Material's search plugin has made this build's index (its on_config).
-    def on_pre_build(self, config):
-        if self.reuse is not None and (search := _search_plugin(config)):
-            self.reuse.wrap_search(search)
 
     def on_env(self, env, config, files):
         # Jinja compiles Material's templates again in every build; its bytecode cache checks each template's
         # source before it uses what it kept.
-        if self.reuse is not None:
-            env.bytecode_cache = FileSystemBytecodeCache(str(self.reuse.jinja_dir()))
+        if self.kept is not None:
+            folder = self.settings.path("cache_dir") / "jinja"
+            folder.mkdir(parents=True, exist_ok=True)
+            env.bytecode_cache = FileSystemBytecodeCache(str(folder))
         return env
 
-    def on_pre_page(self, page, config, files):
-        if self.reuse is not None:
-            self.reuse.wrap_render(page)
-        return page
+    # Last: the page's Markdown is final; the conversion that follows is this page's.
+    @event_priority(-100)
+    def on_page_markdown(self, markdown, page, config, files):
+        if self.kept is not None:
+            self.kept.page = page.file.src_uri
+        return markdown
+
+    def on_page_content(self, html, page, config, files):
+        if self.kept is not None:
+            self.kept.page = None
+        return html
+
+    # Around Material's search plugin (0): pages whose entries are kept are not indexed again.
+    @event_priority(100)
+    def _before_search(self, context, page, config, nav):
+        search = config.plugins.get("material/search")
+        if self.kept_search is not None and search is not None and search.config.enabled:
+            self.kept_search.before(page, dict(search.config))
+        return context
+
+    @event_priority(-100)
+    def _after_search(self, context, page, config, nav):
+        if self.kept_search is not None:
+            self.kept_search.after(page)
+        return context
+
+    on_page_context = CombinedEvent(_before_search, _after_search)
 
     def on_serve(self, server, config, builder):
         if self.config.enabled:
@@ -136,8 +162,11 @@ class NotebooksPlugin(BasePlugin[NotebooksConfig]):
         if getattr(config.plugins.get("i18n"), "building", False):
             return  # the end of mkdocs-static-i18n's build of one more language: the index is not merged yet
         self.published.report.write(self.settings.path("cache_dir") / "report.json")
-        if self.reuse is not None:
-            log.info(self.reuse.finish())
+        if self.kept is not None:
+            log.info(self.kept.finish())
+        if self.kept_search is not None:
+            self.kept_search.complete(Path(config.site_dir) / "search" / "search_index.json")
+            log.info(self.kept_search.finish())
         try:
             sources = search_expand.Sources.load(self.settings.root, self.settings.search_synonyms)
             sizes, unheld = search_index.write_per_language(Path(config.site_dir), self.config.languages, sources)
@@ -146,12 +175,6 @@ class NotebooksPlugin(BasePlugin[NotebooksConfig]):
         for synonym in unheld:  # a warning: `mkdocs build --strict` stops, `mkdocs serve` goes on
             log.warning(f"search synonyms: {synonym}")
         log.info("search index: " + ", ".join(f"{lang} {size / 1024:.0f} KB" for lang, size in sizes.items()))
-
-
-def _search_plugin(config):
-    """Material's search plugin when it is on, else None."""
-    search = config.plugins.get("material/search")
-    return search if search is not None and search.config.enabled else None
 
 
 _HEAD_ALTERNATE = re.compile(r'\s*<link rel="alternate" href="[^"]*" hreflang="[^"]*">')

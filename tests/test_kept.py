@@ -1,5 +1,6 @@
 """The MkDocs adapter reuses a page's conversion and search entries only while everything they are made from
-is unchanged (torchnotes/mkdocs/reuse.py), and a site built with reuse is the site built without it."""
+is unchanged (torchnotes/mkdocs/kept_html.py, kept_search.py), and a site built with them is the site built
+without them."""
 
 import json
 import re
@@ -33,9 +34,13 @@ def src(primed, tmp_path):
 
 def reused(log: str) -> tuple[int, int, int, int]:
     """(conversions reused, pages converted, search entries reused, pages indexed), as the build logs them."""
-    found = re.search(r"reused (\d+) of (\d+) page conversions and (\d+) of (\d+) pages' search entries", log)
-    assert found, log
-    return tuple(map(int, found.groups()))
+    html = re.search(r"reused (\d+) of (\d+) page conversions", log)
+    search = re.search(r"reused (\d+) of (\d+) pages' search entries", log)
+    assert html and search, log
+    return tuple(map(int, html.groups() + search.groups()))
+
+
+KEPT = ("mkdocs", "search", "jinja")  # the folders under .cache/torchnotes/ that hold them
 
 
 def files(site: Path) -> dict[str, bytes]:
@@ -51,8 +56,8 @@ def test_no_change_reuses_every_page_and_builds_the_same_site(src, tmp_path):
     again = build(src, tmp_path / "again")
     assert again.returncode == 0, again.stderr
     assert reused(again.stderr) == (PAGES, PAGES, PAGES, PAGES)
-    shutil.rmtree(src / ".cache" / "torchnotes" / "mkdocs")
-    shutil.rmtree(src / ".cache" / "torchnotes" / "jinja")
+    for folder in KEPT:
+        shutil.rmtree(src / ".cache" / "torchnotes" / folder)
     scratch = build(src, tmp_path / "scratch")
     assert scratch.returncode == 0, scratch.stderr
     assert reused(scratch.stderr) == (0, PAGES, 0, PAGES)
@@ -80,8 +85,8 @@ def test_markdown_options_convert_every_page_again(src, tmp_path):
     assert 'class="headerlink"' in (tmp_path / "site" / "demo" / "index.html").read_text(encoding="utf-8")
 
 
-def test_a_page_that_includes_files_is_converted_every_time(src, tmp_path):
-    """pymdownx.snippets reads files the page's Markdown only names (and they may include others)."""
+def test_a_page_that_includes_a_file_is_converted_again_when_the_file_changes(src, tmp_path):
+    """pymdownx.snippets inserts the files a page names before the page's Markdown is keyed."""
     config = src / "mkdocs.yml"
     config.write_text(config.read_text(encoding="utf-8").replace(
         "  - admonition\n", "  - admonition\n  - pymdownx.snippets:\n      base_path: [snippets]\n"), encoding="utf-8")
@@ -92,6 +97,9 @@ def test_a_page_that_includes_files_is_converted_every_time(src, tmp_path):
         page.write_text(page.read_text(encoding="utf-8") + '\n--8<-- "note.md"\n', encoding="utf-8")
     first = build(src, tmp_path / "first")
     assert first.returncode == 0, first.stderr
+    again = build(src, tmp_path / "again")
+    assert again.returncode == 0, again.stderr
+    assert reused(again.stderr)[:2] == (PAGES, PAGES)
     (src / "snippets" / "note.md").write_text("Included, second version.\n", encoding="utf-8")
     second = build(src, tmp_path / "second")
     assert second.returncode == 0, second.stderr
@@ -110,32 +118,45 @@ def test_a_new_page_converts_every_page_again(src, tmp_path):
     assert (tmp_path / "site" / "extra" / "index.html").exists()
 
 
-def test_a_reused_conversion_still_warns_and_strict_still_stops(src, tmp_path):
-    """What the conversion logged is logged again when it is reused: a broken link fails every strict build."""
+def test_a_conversion_that_warns_is_never_kept_and_strict_still_stops(src, tmp_path):
+    """A page with a broken link is converted, and warns, on every build: only a clean conversion is kept."""
     for lang in ("en", "zh"):
         page = src / "docs" / lang / "index.md"
         page.write_text(page.read_text(encoding="utf-8") + "\nSee [the missing page](missing.md).\n", encoding="utf-8")
-    folder = src / ".cache" / "torchnotes" / "mkdocs"
     for attempt in ("first", "second"):
         done = build(src, tmp_path / attempt)
         assert done.returncode != 0, f"{attempt} build passed with a broken link"
         assert done.stderr.count("contains a link 'missing.md'") == 2, done.stderr
         assert re.search(r"Aborted with \d+ warnings in strict mode", done.stdout + done.stderr), done.stdout
-        warned = {path: path.stat().st_mtime_ns for path in folder.glob("*.json")
-                  if "missing.md" in json.dumps(json.loads(path.read_text(encoding="utf-8"))["body"].get("logged"))}
-        assert len(warned) == 2  # the conversions of both index pages, with what they logged
-        if attempt == "first":
-            first = warned
-    assert warned == first  # the second build took them from the cache (a miss writes the file again)
+        kept = [p.read_text(encoding="utf-8") for p in (src / ".cache" / "torchnotes" / "mkdocs").rglob("*.json")]
+        assert kept and not any("the missing page" in text for text in kept)
+
+
+def test_links_to_anchors_of_a_kept_page_still_check(src, tmp_path):
+    """A kept page hands its anchors to MkDocs: a new link to one of them is not reported as missing, a link to
+    an anchor it lacks is."""
+    before = build(src, tmp_path / "before")
+    assert before.returncode == 0, before.stderr
+    anchor = re.search(r'<h[1-6] id="([^"]+)"', (tmp_path / "before" / "demo" / "index.html").read_text(encoding="utf-8"))
+    assert anchor, "the fixture's demo page has a section"
+    anchor = anchor.group(1)
+    page = src / "docs" / "en" / "index.md"
+    body = page.read_text(encoding="utf-8")
+    page.write_text(body + f"\n[Good](demo.md#{anchor}) and [bad](demo.md#no-such-anchor).\n", encoding="utf-8")
+    done = build(src, tmp_path / "site")
+    assert done.returncode == 0, done.stderr
+    assert reused(done.stderr)[0] == PAGES - 1  # demo.md is kept
+    assert "does not contain an anchor '#no-such-anchor'" in done.stderr
+    assert f"anchor '#{anchor}'" not in done.stderr
 
 
 def test_a_damaged_kept_conversion_is_made_again(src, tmp_path):
-    kept = sorted((src / ".cache" / "torchnotes" / "mkdocs").glob("*.json"))
+    kept = sorted((src / ".cache" / "torchnotes" / "mkdocs" / "mkdocs").glob("*.json"))
     assert kept
     for path in kept:
         stored = json.loads(path.read_text(encoding="utf-8"))
-        if "content" in stored["body"]:
-            stored["body"]["content"] = "<p>edited by hand</p>"
+        if "html" in stored["body"]:
+            stored["body"]["html"] = "<p>edited by hand</p>"
             path.write_text(json.dumps(stored), encoding="utf-8")
     done = build(src, tmp_path / "site")
     assert done.returncode == 0, done.stderr
@@ -144,22 +165,22 @@ def test_a_damaged_kept_conversion_is_made_again(src, tmp_path):
 
 
 def test_only_what_the_last_build_used_is_kept(src, tmp_path):
-    folder = src / ".cache" / "torchnotes" / "mkdocs"
-    assert len(list(folder.glob("*.json"))) == 2 * PAGES  # a conversion and search entries per page
+    folders = [src / ".cache" / "torchnotes" / name / "mkdocs" for name in ("mkdocs", "search")]
+    assert [len(list(f.glob("*.json"))) for f in folders] == [PAGES, PAGES]  # a conversion and entries per page
     page = src / "docs" / "zh" / "demo.md"
     page.write_text(page.read_text(encoding="utf-8") + "\n又一段。\n", encoding="utf-8")
     done = build(src, tmp_path / "site")
     assert done.returncode == 0, done.stderr
-    assert len(list(folder.glob("*.json"))) == 2 * PAGES
+    assert [len(list(f.glob("*.json"))) for f in folders] == [PAGES, PAGES]
 
 
 def test_a_page_indexed_again_is_cut_with_the_user_dictionary(src, tmp_path):
-    """jieba's user dictionary is loaded only before the first page that is indexed again (reuse.py): a build
-    that reuses the other pages' entries cuts that page as a build from scratch does."""
+    """jieba's user dictionary is loaded only before the first page that is indexed again (kept_search.py): a
+    build that reuses the other pages' entries cuts that page as a build from scratch does."""
     (src / "words.txt").write_text("交叉熵\n", encoding="utf-8")
     config = src / "mkdocs.yml"
     config.write_text(config.read_text(encoding="utf-8").replace(
-        "      separator:", "      jieba_dict_user: words.txt\n      separator:"), encoding="utf-8")
+        "  - torchnotes:\n", "  - torchnotes:\n      search_words: words.txt\n"), encoding="utf-8")
     first = build(src, tmp_path / "first")
     assert first.returncode == 0, first.stderr
     page = src / "docs" / "zh" / "demo.md"
@@ -167,7 +188,8 @@ def test_a_page_indexed_again_is_cut_with_the_user_dictionary(src, tmp_path):
     second = build(src, tmp_path / "second")
     assert second.returncode == 0, second.stderr
     assert reused(second.stderr)[2:] == (PAGES - 1, PAGES)
-    shutil.rmtree(src / ".cache" / "torchnotes" / "mkdocs")
+    for folder in KEPT:
+        shutil.rmtree(src / ".cache" / "torchnotes" / folder)
     scratch = build(src, tmp_path / "scratch")
     assert scratch.returncode == 0, scratch.stderr
     index = (tmp_path / "second" / "zh" / "search" / "search_index.json").read_bytes()
@@ -176,45 +198,25 @@ def test_a_page_indexed_again_is_cut_with_the_user_dictionary(src, tmp_path):
     assert "交叉熵" in words
 
 
-class _Options(dict):
-    __getattr__ = dict.get
-
-    def __setattr__(self, name, value):
-        self[name] = value
-
-
-class _Index:
-    """Material's SearchIndex as far as reuse sees it: entries, and a page cut by jieba."""
-
-    def __init__(self):
-        self.entries = []
-
-    def add_entry_from_context(self, page):
-        import jieba
-
-        self.entries.append({"location": page.url, "title": page.title, "text": "|".join(jieba.cut(page.content))})
-
-
 def test_a_user_dictionary_edited_in_one_process_is_not_kept(tmp_path):
     """jieba only adds words: once a process has loaded two texts of the user dictionary (edited while mkdocs
-    serve runs), what it cuts is not what a fresh build would cut, so it is used but not kept."""
+    serve runs), what it cuts is not what a fresh build would cut, so new entries are used but not kept."""
     from types import SimpleNamespace
 
-    from torchnotes.mkdocs.reuse import Reuse
+    from torchnotes.mkdocs.kept_search import KeptSearch
 
     words = tmp_path / "words.txt"
     words.write_text("甲乙丙丁\n", encoding="utf-8")
-    plugin = SimpleNamespace(config=_Options(jieba_dict_user=str(words), lang=["zh"]), search_index=None)
-    reuse = Reuse(tmp_path / "kept")
-    reuse.defer_user_dictionary(plugin)
-    assert plugin.config.jieba_dict_user is None and reuse.user_dictionary == str(words)
-    page = SimpleNamespace(content="<p>甲乙丙丁戊己庚辛</p>", url="p/", title="页", meta={}, toc=[])
-    for text, kept in (("甲乙丙丁\n", 1), ("戊己庚辛\n", 1)):
+    kept = KeptSearch(tmp_path / "kept", words)
+    index = tmp_path / "search_index.json"
+    for text, stored in (("甲乙丙丁\n", 1), ("戊己庚辛\n", 1)):
         words.write_text(text, encoding="utf-8")
-        plugin.search_index = _Index()
-        reuse.begin()
-        reuse.wrap_search(plugin)
-        plugin.search_index.add_entry_from_context(page)
-        assert "甲乙丙丁" in plugin.search_index.entries[0]["text"].split("|")
-        assert len(list((tmp_path / "kept").glob("*.json"))) == kept
-    assert reuse.misses["search"] == 1 and reuse.hits["search"] == 0
+        kept.begin()
+        page = SimpleNamespace(content=f"<p>{text.strip()}</p>", url="p/", title="页", meta={}, toc=[])
+        kept.before(page, {"lang": ["zh"]})
+        assert "search" not in page.meta  # not kept yet: Material indexes it
+        index.write_text(json.dumps({"config": {}, "docs": [{"location": "p/", "title": "页", "text": text}]}),
+                         encoding="utf-8")
+        kept.complete(index)
+        assert len(list((tmp_path / "kept").glob("*.json"))) == stored
+    assert kept.mixed
