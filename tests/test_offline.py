@@ -16,7 +16,9 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
+import yaml
 from browser_support import Recorder
+from bs4 import BeautifulSoup
 from mkdocs.exceptions import PluginError
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
@@ -204,3 +206,31 @@ def test_same_tree_same_zip(tmp_path):
     with zipfile.ZipFile(tmp_path / "a" / "pytorch-notes-zh.zip") as opened:
         stub = opened.read("pytorch-notes-zh/index.html").decode()
     assert 'url=site/zh/index.html' in stub and "<title>PyTorch 笔记</title>" in stub
+
+
+# --- published and linked ------------------------------------------------------------------------------------
+
+def test_the_deploy_workflow_publishes_the_zips_with_the_site():
+    steps = yaml.safe_load((ROOT / ".github/workflows/deploy.yml").read_text())["jobs"]["build"]["steps"]
+    runs = [step.get("run", "") for step in steps]
+    site = next(i for i, run_ in enumerate(runs) if "mkdocs build" in run_)
+    zips = next(i for i, run_ in enumerate(runs) if "scripts/build_offline.sh" in run_)
+    upload = next(i for i, step in enumerate(steps) if "upload-pages-artifact" in step.get("uses", ""))
+    assert site < zips < upload
+    assert "OUT" not in steps[zips].get("env", {}), "the zips go to site/offline/, which the upload publishes"
+    assert steps[upload]["with"]["path"] == "site/"
+
+
+def test_every_page_links_its_languages_zip(offline):
+    """The header of every page links the zip of the page's language; both home pages link both zips."""
+    site_url = yaml.safe_load((ROOT / "mkdocs.yml").read_text())["site_url"]
+    pages = [p for p in offline.site.rglob("*.html") if not {"assets", "search"} & set(p.relative_to(offline.site).parts)]
+    assert len(pages) > 70
+    for page in pages:
+        lang = "zh" if page.relative_to(offline.site).parts[0] == "zh" else "en"
+        soup = BeautifulSoup(page.read_text(encoding="utf-8"), "html.parser")
+        links = {a["href"] for a in soup.select("a.nb-offline-link")}
+        assert links == {f"{site_url}offline/pytorch-notes-{lang}.zip"}, f"{page}: {links}"
+    for home in (offline.site / "index.html", offline.site / "zh" / "index.html"):
+        hrefs = {a["href"] for a in BeautifulSoup(home.read_text(encoding="utf-8"), "html.parser").select("article a")}
+        assert {f"{site_url}offline/pytorch-notes-{lang}.zip" for lang in LANGS} <= hrefs, home
