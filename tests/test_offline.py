@@ -234,3 +234,11 @@ def test_every_page_links_its_languages_zip(offline):
     for home in (offline.site / "index.html", offline.site / "zh" / "index.html"):
         hrefs = {a["href"] for a in BeautifulSoup(home.read_text(encoding="utf-8"), "html.parser").select("article a")}
         assert {f"{site_url}offline/pytorch-notes-{lang}.zip" for lang in LANGS} <= hrefs, home
+
+
+def test_a_failed_mkdocs_build_is_named(tmp_path):
+    done = run_offline("--config", str(tmp_path / "missing.yml"), "--site", str(tmp_path / "site"),
+                       "--out", str(tmp_path / "zips"))
+    assert done.returncode == 1
+    assert "offline: mkdocs build -f" in done.stderr and "missing.yml" in done.stderr, done.stderr
+    assert not (tmp_path / "zips").exists()

@@ -16,6 +16,7 @@ import zipfile
 from html import escape
 from pathlib import Path
 
+from ..settings import load as load_settings
 from . import tree
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -77,15 +78,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--site", type=Path, default=ROOT / "build" / "offline-site",
                         help="where the offline site is built (emptied first)")
     parser.add_argument("--out", type=Path, default=ROOT / "site" / "offline", help="where the zips go")
-    parser.add_argument("--langs", nargs="+", default=["en", "zh"], help="the default language first")
+    parser.add_argument("--langs", nargs="+", help="the default language first (default: mkdocs.yml's torchnotes languages)")
     parser.add_argument("--no-build", action="store_true", help="check and zip the tree already in --site")
     args = parser.parse_args(argv)
+    langs = args.langs or list(load_settings(ROOT / "mkdocs.yml").languages)
     started = time.perf_counter()
     try:
         if not args.no_build:
             build(args.site, args.config)
         checked = tree.check(args.site)
-        zips = [write_zip(args.site, lang, args.langs, args.out) for lang in args.langs]
+        zips = [write_zip(args.site, lang, langs, args.out) for lang in langs]
     except tree.OfflineError as error:
         print(f"offline: {error}", file=sys.stderr)
         return 1
