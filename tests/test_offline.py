@@ -247,3 +247,16 @@ def test_a_failed_mkdocs_build_is_named(tmp_path):
     assert done.returncode == 1
     assert "offline: mkdocs build -f" in done.stderr and "missing.yml" in done.stderr, done.stderr
     assert not (tmp_path / "zips").exists()
+
+
+def test_a_content_link_to_another_language_follows_the_language_menu():
+    """The out-of-date notice of a translation links the English page for directory URLs; offline it must name the
+    same .html page as the language menu does."""
+    html = ('<a href="../../tensors/views.html" hreflang="en" class="md-select__link">English</a>'
+            '<a href="views.html" hreflang="zh" class="md-select__link">中文</a>'
+            '<div class="nb-stale"><a href="../../tensors/views/" hreflang="en">英文原文</a>'
+            '<a href="x/" hreflang="fr">fr</a></div>')
+    out = hooks.on_post_page(html, page=None, config=None)
+    assert '<a href="../../tensors/views.html" hreflang="en">英文原文</a>' in out
+    assert '<a href="x/" hreflang="fr">' in out, "a language without a menu entry is left alone (the check names it)"
+    assert out.count('class="md-select__link"') == 2

@@ -8,6 +8,7 @@ index into one packed index per language root (its on_post_build runs at -100, t
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from mkdocs.exceptions import PluginError
@@ -24,6 +25,19 @@ def on_config(config):
     if tree.SHIM_TARGET not in polyfills:
         config.extra["polyfills"] = [*polyfills, tree.SHIM_TARGET]
     return config
+
+
+_MENU_LINK = re.compile(r'<a href="([^"]*)" hreflang="([\w-]+)" class="md-select__link">')
+_PAGE_LINK = re.compile(r'<a href="[^"]*" hreflang="([\w-]+)">')
+
+
+def on_post_page(output, page, config):
+    """A link with hreflang in a page's content (a translation's out-of-date notice links the page's English
+    original) written for directory URLs ("../tensors/views/") goes where the language menu's link for that language
+    goes: mkdocs-static-i18n writes the menu for this build's .html URLs."""
+    menu = {lang: href for href, lang in _MENU_LINK.findall(output)}
+    return _PAGE_LINK.sub(lambda m: f'<a href="{menu[m.group(1)]}" hreflang="{m.group(1)}">'
+                          if m.group(1) in menu else m.group(0), output)
 
 
 # After torchnotes' plugin (-200) has written each language's packed index.
