@@ -157,11 +157,21 @@ def test_a_tree_that_does_not_work_from_disk_is_refused(tmp_path, body, error, w
     assert "page.html" in str(raised.value)
 
 
+@pytest.mark.parametrize("css", ["@font-face { src: url(https://fonts.example.org/a.woff2) }",
+                                 '@import "//fonts.example.org/css?family=Roboto";'], ids=["url", "import"])
+def test_a_stylesheet_from_another_host_is_refused(tmp_path, css):
+    site = tiny_site(tmp_path / "site", "")
+    (site / "extra.css").write_text(f"a {{ color: red }}\n{css}\n.b {{ background: url(data:image/png;base64,AA) }}")
+    with pytest.raises(tree.RemoteAsset, match=r"extra\.css: loads '(https:)?//fonts\.example\.org"):
+        tree.check(site)
+
+
 def test_links_that_work_from_disk_pass(tmp_path):
     site = tiny_site(tmp_path / "site", '<a href="sub/index.html#x">s</a> <a href="https://github.com/x">gh</a> '
                                          '<link rel="canonical" href="https://example.org/page/"> <a href="#top">t</a> '
                                          '<img src="logo.png"> <img src="data:image/png;base64,AAAA"> '
                                          '<a href="mailto:a@example.org">m</a>')
+    (site / "local.css").write_text("@font-face { src: url(fonts/a.woff2) } .x { background: url('data:,') }")
     assert tree.check(site) == 7
 
 

@@ -102,8 +102,16 @@ def references(html: str) -> list[tuple[str, str]]:
     return found
 
 
+# A stylesheet's url(...) or @import of another host (a web font from a CDN, say).
+_CSS_REMOTE = re.compile(r"""(?:url\(|@import)\s*['"]?\s*((?:https?:)?//[^'")\s;]+)""", re.I)
+
+
 def check(site: Path) -> int:
-    """Raise on the first page that would not work from disk; the number of references checked otherwise."""
+    """Raise on the first page or stylesheet that would not work from disk; the number of references checked."""
+    for sheet in sorted(site.rglob("*.css")):
+        if found := _CSS_REMOTE.search(sheet.read_text(encoding="utf-8", errors="replace")):
+            raise RemoteAsset(f"{sheet.relative_to(site)}: loads {found.group(1)!r} from another host, which the "
+                              "offline copy cannot reach: ship the file with the site and link it relatively")
     checked = 0
     for page in sorted(site.rglob("*.html")):
         for tag, value in references(page.read_text(encoding="utf-8")):
