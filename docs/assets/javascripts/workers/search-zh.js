@@ -291,8 +291,20 @@
   /* Exposed for tests/test_search.py and tests/test_search_expand.py, which run this file in Node. */
   self.torchnotesSearch = { cut: cut, rewrite: rewrite, unpack: unpack, splitScripts: splitScripts }
 
-  var material = new URLSearchParams(self.location.search).get("material")
-  if (!material || !/^[\w.-]+\.js$/.test(material))
-    throw new Error("search-zh.js: load it as search-zh.js?material=<Material's search worker file name>")
-  importScripts(material)
+  importScripts(materialWorker())
+
+  /*
+   * Where Material's worker is: its file name comes as ?material= in this script's URL. From file:// (the offline
+   * copy, torchnotes/offline) this script runs in iframe-worker's iframe instead of a worker: there self.location
+   * is the page's, the script tag's URL carries the shim's "?<time>" after ours, and a relative URL would resolve
+   * against the page, so the name is read from the tag and resolved against it.
+   */
+  function materialWorker() {
+    var tag = self.document && self.document.currentScript
+    var search = tag ? new URL(tag.src).search : self.location.search
+    var material = (new URLSearchParams(search).get("material") || "").split("?")[0]
+    if (!/^[\w.-]+\.js$/.test(material))
+      throw new Error("search-zh.js: load it as search-zh.js?material=<Material's search worker file name>")
+    return tag ? new URL(material, tag.src).href : material
+  }
 })()
