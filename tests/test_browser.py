@@ -334,12 +334,18 @@ def _normalise(text: str) -> str:
 def test_download_link_gives_the_executed_notebook(tab, rel, tmp_path):
     page = tab.page
     tab.goto(rel)
-    link = page.locator(".nb-provenance a[download]")
-    assert link.count() == 1, "no download link in the provenance line"
-    with page.expect_download() as info:
-        link.click()
-    download = info.value
+    links = page.locator(".nb-provenance a[download]")
     stem = strip_lang(rel).rstrip("/").rsplit("/", 1)[-1]
+    assert [a.get_attribute("href").rsplit("/", 1)[-1] for a in links.all()] == [f"{stem}.ipynb", f"{stem}-page.py"], \
+        "the provenance line offers the notebook, then the script"
+    with page.expect_download() as script:
+        links.nth(1).click()
+    assert script.value.suggested_filename == f"{stem}-page.py"
+    script.value.save_as(tmp_path / f"{stem}-page.py")
+    assert "# %% [markdown]" in (tmp_path / f"{stem}-page.py").read_text(encoding="utf-8")
+    with page.expect_download() as info:
+        links.nth(0).click()
+    download = info.value
     assert download.suggested_filename == f"{stem}.ipynb"
     target = tmp_path / download.suggested_filename
     download.save_as(target)

@@ -69,6 +69,9 @@ RUNTIME_FAILURES = [
     ("memory", code("import torch\nx = torch.empty(6 * 2**30, dtype=torch.uint8)"), "",
      ["(code cell 1)", "can't allocate memory"]),
     ("syntax", code("for i in range(3) print(i)"), "", ["(code cell 1)", "SyntaxError"]),
+    # a package the environment lacks: the fix is requirements.txt or dropping the import, not a tag
+    ("module", code("x = 1") + code("import torchnotes_no_such_package"), "",
+     ["(code cell 2)", "ModuleNotFoundError", "requirements.txt", "drop the import"]),
 ]
 # Pages that cannot be read stop the build before any kernel starts, every one of them reported.
 STATIC_FAILURES = [

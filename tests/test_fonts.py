@@ -20,8 +20,8 @@ from helpers import code, page
 from matplotlib import font_manager
 
 from torchnotes.checks import sync_pairs
-from torchnotes.engine import explain
 from torchnotes.errors import MissingGlyph
+from torchnotes.explain import explain
 from torchnotes.fonts import font_files, font_fingerprint
 
 FIGURE = code("""

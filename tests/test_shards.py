@@ -8,9 +8,9 @@ from pathlib import Path
 
 from helpers import code, page
 
-from torchnotes.cache import Cache, merge
+from torchnotes.cache import Cache
 from torchnotes.checks import sync_pairs
-from torchnotes.shards import split
+from torchnotes.shards import merge, split
 
 
 def test_shards_partition_and_balance():

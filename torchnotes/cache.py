@@ -152,28 +152,6 @@ class Cache:
 _digest = digest
 
 
-def merge(sources: list[Path], target: Path) -> tuple[int, list[CacheCorrupted]]:
-    """Copy every sound entry of the source caches into target (shards of one build, run on several machines).
-
-    Entries are content-addressed, so the union is the merged cache; a damaged entry is reported and left out.
-    """
-    into = Cache(target)
-    have = into.keys()
-    copied, damaged = 0, []
-    for source in sources:
-        cache = Cache(source)
-        for key in sorted(cache.keys() - have):
-            try:
-                body = cache.get(key)
-            except CacheCorrupted as error:
-                damaged.append(error)
-                continue
-            into.put(key, body)
-            have.add(key)
-            copied += 1
-    return copied, damaged
-
-
 # ------------------------------------------------------------------------------------------------
 # The rules: when an entry holds for a page. The engine asks and schedules; it decides nothing here.
 

@@ -12,8 +12,8 @@ from pathlib import Path
 
 from .cache import Hit
 from .drift import CellDrift, compare_page, warnings_in
-from .engine import PageResult
 from .errors import CacheCorrupted
+from .results import PageResult
 from .settings import Settings
 from .strings import strings
 from .versions import CONFIG, compared_engine, failures, load_versions, read_state

@@ -4,29 +4,44 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 
 from nbconvert.filters import strip_ansi
 
 from . import recorded
-from .cache import Cache
-from .cache import merge as merge_caches
 from .checks import check_pairs, check_translations, check_untranslated, page_paths, sync_pairs
-from .engine import Engine, PageResult, Report, current_keys, explain
-from .environment import probe
+from .cli_ci import (
+    all_pages,
+    cache_arguments,
+    environment,
+    merge,
+    merge_arguments,
+    prune,
+    shards,
+    shards_arguments,
+    summarise,
+    summary_arguments,
+    translated,
+    translated_arguments,
+    upgrade,
+    upgrade_arguments,
+    versions,
+    versions_arguments,
+)
+from .engine import Engine, current_keys
 from .errors import BuildFailed, GeneratorFailed, NotebookError, RecordingNeedsCuda
-from .freshness import Ledger, stale_summary
+from .explain import explain
+from .freshness import Ledger
 from .glossary import check_terms
 from .pages import prune_parsed, read_page
+from .results import PageResult, Report
 from .safety import check_prose
 from .settings import Settings
 from .settings import load as load_settings
-from .shards import matrix, plan, previous_durations, split
-from .summary import summary
+from .shards import previous_durations, split
 from .tokens import check_tokens
-from .versions import FAILED_DIR, compared_keys, merge_states, pinned_torch
+from .versions import compared_keys, pinned_torch
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -41,16 +56,8 @@ def main(argv: list[str] | None = None) -> int:
     return args.run(load_settings(args.config_file), args)
 
 
-def all_pages(s: Settings) -> list[Path]:
-    return [p for lang in s.languages for p in page_paths(s.docs_dir, lang)]
-
-
 def notebooks_dir(s: Settings) -> Path:
     return s.path("notebooks_dir")
-
-
-def environment(s: Settings):
-    return probe(s.path("requirements"))
 
 
 # ------------------------------------------------------------------------------------------------
@@ -167,73 +174,6 @@ def run_page(s: Settings, args) -> int:
     return 1 if result.error else 0
 
 
-def merge(s: Settings, args) -> int:
-    target = s.path("cache_dir")
-    copied, damaged = merge_caches(args.sources, target)
-    # What the compared torch releases did (python -m torchnotes versions, one job per release and shard).
-    more, broken = merge_caches([Path(p) / FAILED_DIR for p in args.sources], target / FAILED_DIR)
-    copied, damaged = copied + more + merge_states(args.sources, target), damaged + broken
-    for error in damaged:
-        print(error.message, file=sys.stderr)
-    print(f"merged {copied} entries into {target}; {len(damaged)} damaged entries left out")
-    return 1 if damaged else 0
-
-
-def shards(s: Settings, args) -> int:
-    pages = all_pages(s)
-    if args.count < 1:
-        print(f"--count must be at least 1, got {args.count}", file=sys.stderr)
-        return 2
-    spaced = [str(p) for p in pages if any(c.isspace() for c in str(p))]
-    if spaced:
-        # The matrix passes each shard its pages space-separated.
-        print("page paths may not contain whitespace; rename: " + ", ".join(spaced), file=sys.stderr)
-        return 1
-    durations = previous_durations(args.report or s.path("cache_dir") / "report.json", s.root)
-    planned = plan(pages, args.count, durations, root=s.root)
-    if args.json:
-        print(json.dumps(matrix(planned), separators=(",", ":")))
-        return 0
-    default = sum(durations.values()) / len(durations) if durations else 1.0
-    for k, shard in enumerate(planned, 1):
-        seconds = sum(durations.get(str(p), default) for p in shard)
-        print(f"shard {k}/{args.count}: {len(shard)} pages, about {seconds:.0f} s")
-        for page in shard:
-            print(f"  {page}")
-    return 0
-
-
-def prune(s: Settings, args) -> int:
-    engine = Engine.from_settings(s, environment(s))
-    keep = current_keys(engine, all_pages(s)) | compared_keys(s, all_pages(s))
-    removed = engine.cache.prune(keep)
-    parsed = prune_parsed()  # current_keys has just read every current page
-    print(f"removed {len(removed)} entries no current page uses; {len(engine.cache.keys())} kept"
-          f" ({len(parsed)} parsed page(s) of old versions removed)")
-    return 0
-
-
-def summarise(s: Settings, args) -> int:
-    folder = s.path("cache_dir")
-    print(summary(folder / "report.json", Cache(folder), args.against), end="")
-    print(stale_summary(Ledger(s.root, s.docs_dir, s.languages).stale()), end="")
-    return 0
-
-
-def translated(s: Settings, args) -> int:
-    ledger = Ledger(s.root, s.docs_dir, s.languages)
-    pages = args.pages
-    if args.all:  # a site without a ledger yet starts one with every translation
-        pages = ([stale.page for stale in ledger.stale()] if ledger.path.exists()
-                 else [p for lang in s.languages[1:] for p in page_paths(s.docs_dir, lang)])
-    if not pages:
-        print("every translation is up to date" if args.all else "name the revised translations (docs/zh/...md), or --all")
-        return 0 if args.all else 2
-    for rel in ledger.mark(pages):
-        print(f"up to date: {rel} (translations/ledger.yml)")
-    return 0
-
-
 def render(s: Settings, args) -> int:
     from .publish import Publisher
 
@@ -253,20 +193,6 @@ def render(s: Settings, args) -> int:
     except GeneratorFailed as failed:
         print(failed.message, file=sys.stderr)
         return 1
-
-
-def versions(s: Settings, args) -> int:
-    from .upgrade import print_matrix, versions_command
-
-    if args.matrix:
-        return print_matrix(s)
-    return versions_command(s, args.pages or all_pages(s), args.only, args.report)
-
-
-def upgrade(s: Settings, args) -> int:
-    from .upgrade import upgrade as move_to
-
-    return move_to(s, args.version, args.report, args.config_file)
 
 
 # ------------------------------------------------------------------------------------------------
@@ -309,25 +235,6 @@ def _page_argument(command) -> None:
     command.add_argument("page", type=Path)
 
 
-def _translated_arguments(command) -> None:
-    command.add_argument("pages", type=Path, nargs="*", help="the revised translations (or their English pages)")
-    command.add_argument("--all", action="store_true", help="every translation that is behind its English page")
-
-
-def _summary_arguments(command) -> None:
-    command.add_argument("--against", type=Path, help="an earlier report (main's) to list changed outputs")
-
-
-def _shards_arguments(command) -> None:
-    command.add_argument("--count", type=int, required=True, help="number of shards")
-    command.add_argument("--json", action="store_true", help="a GitHub Actions matrix, on one line")
-    command.add_argument("--report", type=Path, help="the report whose durations balance the split")
-
-
-def _merge_arguments(command) -> None:
-    command.add_argument("sources", nargs="+", type=Path)
-
-
 def _render_arguments(command) -> None:
     command.add_argument("out", nargs="?", type=Path, help="default: publish_dir of mkdocs.yml (build/publish)")
     command.add_argument("--no-execute", action="store_true", help="cache only: a page without cached outputs is an error")
@@ -338,24 +245,6 @@ def _zensical_arguments(command) -> None:
     command.add_argument("--site-dir", type=Path, default=Path("site-zensical"))
 
 
-def _cache_arguments(command) -> None:
-    command.add_argument("action", choices=["prune"], help="prune: keep only the entries the current pages use")
-
-
-def _versions_arguments(command) -> None:
-    command.add_argument("pages", nargs="*", type=Path, help="only these pages (a shard of the deploy workflow)")
-    command.add_argument("--only", action="append", metavar="VERSION", help="only this compared release (repeatable)")
-    command.add_argument("--report", type=Path, help="also write the Markdown drift report to this file")
-    command.add_argument("--matrix", action="store_true", help="print the compared releases as a JSON list and stop "
-                                                               "(the deploy workflow's matrix)")
-
-
-def _upgrade_arguments(command) -> None:
-    command.add_argument("version", help="the new release, e.g. 2.16.0")
-    command.add_argument("--report", type=Path, default=Path("build/torch-upgrade.md"), help="where the report goes")
-
-
-# name: (function, what it does, its arguments)
 COMMANDS = {
     "sync": (sync, "write every paired notebook (notebooks/) from its page", _no_arguments),
     "check": (check, "translations, notebook pairs, front matter, tags, safe prose, tokens, glossary; GPU recordings",
@@ -364,18 +253,18 @@ COMMANDS = {
                 _execute_arguments),
     "run": (run_page, "execute one page and print its cells with their outputs", _page_argument),
     "translated": (translated, "mark translations as up to date with their English page (translations/ledger.yml)",
-                   _translated_arguments),
+                   translated_arguments),
     "summary": (summarise, "Markdown summary of the last report, for CI job summaries (drift included)",
-                _summary_arguments),
-    "shards": (shards, "split the pages into balanced shards (the deploy workflow's plan)", _shards_arguments),
-    "merge": (merge, "merge cache folders (shards, compared releases) into this site's cache", _merge_arguments),
+                summary_arguments),
+    "shards": (shards, "split the pages into balanced shards (the deploy workflow's plan)", shards_arguments),
+    "merge": (merge, "merge cache folders (shards, compared releases) into this site's cache", merge_arguments),
     "render": (render, "execute what the cache lacks and write the publish tree (plain Markdown per language)",
                _render_arguments),
     "zensical": (render, "render, then build every language with Zensical", _zensical_arguments),
     "versions": (versions, "execute every page under each older torch of versions.yml and report what differs",
-                 _versions_arguments),
-    "upgrade": (upgrade, "pin a new torch, install it, run every version, write the drift report", _upgrade_arguments),
-    "cache": (prune, "look after the execution cache (prune: remove entries no current page uses)", _cache_arguments),
+                 versions_arguments),
+    "upgrade": (upgrade, "pin a new torch, install it, run every version, write the drift report", upgrade_arguments),
+    "cache": (prune, "look after the execution cache (prune: remove entries no current page uses)", cache_arguments),
 }
 
 

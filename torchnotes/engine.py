@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
-import json
 import os
 import sys
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import replace
 from pathlib import Path
 
 from .cache import Cache, Hit, Miss, PageCache, quotes_source  # noqa: F401  (quotes_source: re-exported)
@@ -18,65 +17,8 @@ from .errors import BuildTimeout, NotebookError, NotExecuted
 from .execute import Options, execute_page, kernel_env
 from .locks import clean_leftovers, entry_lock
 from .pages import Page, keep_parsed_in, read_page
-from .storage import write_atomically
+from .results import PageResult, Report
 from .zygote import Zygote, ZygoteFailed
-
-
-@dataclass
-class PageResult:
-    page: str
-    status: str  # "run", "cached", "failed", "static" (no code cells) or "skipped" (the build stopped first)
-    key: str = ""
-    seconds: float = 0.0
-    date: str = ""
-    outputs: dict = field(default_factory=dict, repr=False)  # cell id -> outputs
-    cell_seconds: list = field(default_factory=list, repr=False)
-    error: NotebookError | None = None
-    note: str = ""
-    run_seconds: float = 0.0  # how long the execution that produced these outputs took
-    source: Page | None = field(default=None, repr=False)  # the parsed page, for renderers
-
-    def cell_outputs(self) -> list[list[dict]]:
-        """The outputs in the page's code-cell order, each looked up by its cell's id (for printing and tests)."""
-        return [self.outputs.get(cell.id, []) for cell in self.source.code_cells] if self.source else []
-
-    def summary(self) -> dict:
-        row = {f.name: getattr(self, f.name) for f in fields(self) if f.name not in ("outputs", "error", "source")}
-        row["error"] = self.error.message if self.error else None
-        return row
-
-
-@dataclass
-class Report:
-    env: Environment
-    results: list[PageResult]
-    seconds: float
-    kernels: int
-    used_keys: set = field(default_factory=set, repr=False)  # every entry this build read or wrote
-
-    @property
-    def failures(self) -> list[NotebookError]:
-        return [r.error for r in self.results if r.error is not None]
-
-    def count(self, status: str) -> int:
-        return sum(r.status == status for r in self.results)
-
-    def summary_line(self) -> str:
-        line = (f"{len(self.results)} pages: {self.count('run')} run, {self.count('cached')} cached, "
-                f"{self.count('failed')} failed, {self.count('static')} without code; "
-                f"{self.kernels} kernels, {self.seconds:.1f} s")
-        if self.count("skipped"):
-            line += f"; stopped before running {self.count('skipped')} page(s)"
-        return line
-
-    def to_json(self) -> dict:
-        return {"status": "failed" if self.failures else "ok", "failed": len(self.failures),
-                "env": self.env.key(), "seconds": self.seconds, "kernels": self.kernels,
-                "pages": [r.summary() for r in self.results]}
-
-    def write(self, path: Path) -> None:
-        """Atomically: a reader (the PR summary) sees the previous report or this one, never half of one."""
-        write_atomically(path, (json.dumps(self.to_json(), indent=1, ensure_ascii=False) + "\n").encode())
 
 
 class Engine:
@@ -319,69 +261,6 @@ def _relocated(error: NotebookError, shown: str, page: Page, twins: list[str]) -
     if twins:
         reason += f" (the same code as {', '.join(twins)})"
     return type(error)(shown, reason, cell=error.cell, line=line, hint=error.hint, details=error.details)
-
-
-_PARTS = {
-    "code": "its code cells or their options changed",
-    "kernel": "the kernel changed",
-    "engine": "the engine's source changed",
-    "environment": "the environment changed",
-    "variables": "the allow-listed environment variables changed",
-}
-
-
-def explain(engine: Engine, path: Path) -> str:
-    """Why the page would be served from the cache or executed, in one line (python -m torchnotes execute --explain)."""
-    shown = engine.shown(path)
-    try:
-        page = read_page(path)
-    except NotebookError as error:
-        return f"{shown}: cannot be executed: {error.message}"
-    if not page.code_cells:
-        return f"{shown}: no code cells, nothing to execute"
-    found = engine.lookup(page)
-    key = found.key
-    if isinstance(found, Hit):
-        return f"{shown}: hit: entry {key[:12]} (executed {found.body['date']}); its code, engine, environment, files, packages and fonts are unchanged"
-    if engine.mode == "force":
-        return f"{shown}: miss: {found.reason}"
-    if found.reason != "no entry":
-        return f"{shown}: miss: entry {key[:12]} exists, but {found.reason}"
-    previous = _previous_entry(engine, shown)
-    if previous is None:
-        return f"{shown}: miss: no entry {key[:12]}, and the last report has no entry of this page to compare with"
-    reasons = _changed_parts(previous, engine.key_parts(page), engine.env.key())
-    return f"{shown}: miss: no entry {key[:12]}; since the last build " + ("; ".join(reasons) or "nothing in the key changed")
-
-
-def _changed_parts(previous: dict, parts: dict, env_now: dict) -> list[str]:
-    before = previous.get("key_parts", {})
-    reasons = []
-    for name, text in _PARTS.items():
-        if before.get(name) == parts[name]:
-            continue
-        if name == "environment":
-            old = previous.get("env", {})
-            fields_ = [f"{k} {old.get(k)!r} -> {env_now.get(k)!r}" for k in sorted(env_now)
-                       if k not in ("variables", "fonts") and old.get(k) != env_now.get(k)]
-            text += f" ({'; '.join(fields_)})" if fields_ else ""
-        elif name == "variables":
-            old, new = json.loads(before.get(name) or "{}"), json.loads(parts[name])
-            text += " (" + "; ".join(f"{k} {old.get(k)!r} -> {new.get(k)!r}" for k in sorted(set(old) | set(new))
-                                     if old.get(k) != new.get(k)) + ")"
-        elif name in ("engine", "kernel"):
-            text += f" ({before.get(name)} -> {parts[name]})"
-        reasons.append(text)
-    return reasons
-
-
-def _previous_entry(engine: Engine, shown: str) -> dict | None:
-    report = engine.cache.folder / "report.json"
-    if not report.exists():
-        return None
-    rows = json.loads(report.read_text(encoding="utf-8")).get("pages", [])
-    key = next((row.get("key") for row in rows if row.get("page") == shown), None)
-    return engine.entries.read(key) if key else None
 
 
 def current_keys(engine: Engine, paths: list[Path]) -> set[str]:

@@ -72,6 +72,11 @@ class CellFailed(NotebookError):
             "tags=[\"raises-exception\"] raises=\"<ExceptionType>\".")
 
 
+class MissingModule(CellFailed):
+    hint = ("The page imports a package this environment does not have: add it to requirements.txt with a pinned "
+            "version (== x.y.z) and run bash scripts/setup.sh, or drop the import and the code that uses it.")
+
+
 class ExpectedErrorMissing(NotebookError):
     hint = "PyTorch no longer raises here: update the example and its explanation, or remove the raises-exception tag."
 

@@ -27,6 +27,7 @@ from .errors import (
     InputsUnrecorded,
     KernelDied,
     KernelStartFailed,
+    MissingModule,
     NotebookError,
     OutputTooLarge,
     PageTimeout,
@@ -88,106 +89,117 @@ def runnable(cell, cuda: bool) -> bool:
 async def execute_page(page: Page, options: Options, display_path: str | None = None,
                        deadline: float | None = None) -> Execution:
     """deadline: time.monotonic() by which the whole build must be done (BuildTimeout past it)."""
-    shown = display_path or str(page.path)
-    cells = page.code_cells
-    lines = page.lines
-    notebook = nbformat.v4.new_notebook(metadata={"kernelspec": {"name": options.kernel, "display_name": "Python 3", "language": "python"}})
-    for cell in cells:
-        tags = list(cell.metadata.get("tags", []))
-        if not runnable(cell, options.cuda) and "skip-execution" not in tags:
-            tags.append("skip-execution")
-        notebook.cells.append(nbformat.v4.new_code_cell(cell.source, metadata={"tags": tags}, id=cell.id))
-    notebook.cells.append(nbformat.v4.new_code_cell(RECORD_CELL, id="torchnotes-record"))
-
-    started: dict[int, float] = {}
-    seconds = [0.0] * len(cells)
-    current = {"index": None}
-
-    def on_start(cell, cell_index):
-        current["index"] = cell_index
-        started[cell_index] = time.perf_counter()
-
-    def on_complete(cell, cell_index, execute_reply=None):
-        if cell_index < len(seconds):
-            seconds[cell_index] = round(time.perf_counter() - started.get(cell_index, time.perf_counter()), 3)
-
-    env = kernel_env(options)
-    # IPC sockets in a private folder: no TCP ports to collide on, and no plaintext-TCP warning per kernel.
-    sockets = temp_folder()
-    config = Config({"KernelManager": {"transport": "ipc", "ip": os.path.join(sockets, "kernel")}})
-    # nbclient shuts down only the kernels of managers it made itself: hand it the class, not an instance.
-    managers = {} if options.zygote is None else {"kernel_manager_class": options.zygote.kernel_manager_class}
-    client = NotebookClient(
-        notebook,
-        **managers,
-        config=config,
-        kernel_name=options.kernel,
-        timeout=page.timeout or options.timeout,
-        allow_errors=False,
-        record_timing=False,
-        resources={"metadata": {"path": str(page.path.parent.resolve())}},
-        extra_arguments=[f"--IPKernelApp.exec_files={[str(SETUP_FILE)]}", "--HistoryManager.enabled=False"],
-        # The clock runs from the execute request to its reply: on_cell_complete fires before the cell has run.
-        on_cell_execute=on_start,
-        on_cell_executed=on_complete,
-    )
+    run = _PageRun(page, options, display_path or str(page.path))
+    sockets = temp_folder()  # IPC sockets in a private folder: no TCP ports to collide on, no plaintext-TCP warning
     result = Execution()
-
-    def fail(kind, reason, details=""):
-        index = current["index"]
-        cell = None if index is None or index >= len(cells) else index + 1
-        line = lines[index] if cell is not None and index < len(lines) else None
-        return kind(shown, reason, cell=cell, line=line, details=details)
-
-    limit, build_limited = options.page_timeout or None, False
-    if deadline is not None:
-        left = max(deadline - time.monotonic(), 0.001)
-        if limit is None or left < limit:
-            limit, build_limited = left, True
     begin = time.perf_counter()
     try:
-        await _within(client.async_execute(env=env), limit)
-    except CellTimeoutError:
-        result.error = fail(CellTimeout, f"cell did not finish within {page.timeout or options.timeout} s")
-    except DeadKernelError as error:
-        result.error = fail(KernelDied, f"the kernel died while running this cell ({error})")
-    except CellExecutionError as error:
-        result.error = fail(CellFailed, f"{error.ename}: {strip_ansi(error.evalue)}", _tail(error.traceback))
-    except (TimeoutError, asyncio.TimeoutError):
-        spent = time.perf_counter() - begin
-        if build_limited:
-            result.error = fail(BuildTimeout, f"the build's time limit ran out while this page ran ({spent:.0f} s)")
-        else:
-            result.error = fail(PageTimeout, f"page did not finish within {options.page_timeout:g} s "
-                                             f"(stopped in code cell {(current['index'] or 0) + 1})")
-    except (NoSuchKernel, ZygoteFailed, RuntimeError) as error:
-        if current["index"] is not None:
-            raise
-        result.error = KernelStartFailed(shown, f"kernel '{options.kernel}' did not start: "
-                                                f"{error.__class__.__name__}: {error}")
+        result.error = await run.execute(run.client(sockets), deadline)
     finally:
         shutil.rmtree(sockets, ignore_errors=True)
     result.seconds = round(time.perf_counter() - begin, 3)
-    result.cell_seconds = seconds
-    record_outputs = notebook.cells.pop().get("outputs", [])
-    result.outputs = {cell.id: cap_cell(normalise([dict(o) for o in cell.get("outputs", [])])) for cell in notebook.cells}
+    result.cell_seconds = run.seconds
+    record_outputs = run.notebook.cells.pop().get("outputs", [])
+    result.outputs = {c.id: cap_cell(normalise([dict(o) for o in c.get("outputs", [])])) for c in run.notebook.cells}
     if result.error is None:
-        result.error = _check_expected_errors(shown, cells, result.outputs, lines, options.cuda)
-    if result.error is None:
-        result.error = missing_glyphs(shown, cells, result.outputs, lines)
-    if result.error is None:
-        over = over_page_limit([result.outputs[cell.id] for cell in cells])
-        if over is not None:
-            index, total = over
-            result.error = OutputTooLarge(
-                shown, f"the page's outputs reach {total:,} bytes at this cell, over the limit of {PAGE_LIMIT:,}",
-                cell=index + 1, line=lines[index] if index < len(lines) else None)
+        result.error = run.check_outputs(result.outputs)
     if result.error is None:
         try:
             result.record = parse_record([dict(o) for o in record_outputs])
         except RecordMissing as error:
-            result.error = InputsUnrecorded(shown, str(error))
+            result.error = InputsUnrecorded(run.shown, str(error))
     return result
+
+
+class _PageRun:
+    """One page in one kernel: the notebook nbclient runs, the clock of each cell, and what failed where."""
+
+    def __init__(self, page: Page, options: Options, shown: str):
+        self.page, self.options, self.shown = page, options, shown
+        self.cells, self.lines = page.code_cells, page.lines
+        kernelspec = {"name": options.kernel, "display_name": "Python 3", "language": "python"}
+        self.notebook = nbformat.v4.new_notebook(metadata={"kernelspec": kernelspec})
+        for cell in self.cells:
+            tags = list(cell.metadata.get("tags", []))
+            if not runnable(cell, options.cuda) and "skip-execution" not in tags:
+                tags.append("skip-execution")
+            self.notebook.cells.append(nbformat.v4.new_code_cell(cell.source, metadata={"tags": tags}, id=cell.id))
+        self.notebook.cells.append(nbformat.v4.new_code_cell(RECORD_CELL, id="torchnotes-record"))
+        self.current: int | None = None
+        self.started: dict[int, float] = {}
+        self.seconds = [0.0] * len(self.cells)
+
+    def on_start(self, cell, cell_index):
+        self.current = cell_index
+        self.started[cell_index] = time.perf_counter()
+
+    def on_complete(self, cell, cell_index, execute_reply=None):
+        if cell_index < len(self.seconds):
+            self.seconds[cell_index] = round(time.perf_counter() - self.started.get(cell_index, time.perf_counter()), 3)
+
+    def client(self, sockets: str) -> NotebookClient:
+        options = self.options
+        config = Config({"KernelManager": {"transport": "ipc", "ip": os.path.join(sockets, "kernel")}})
+        # nbclient shuts down only the kernels of managers it made itself: hand it the class, not an instance.
+        managers = {} if options.zygote is None else {"kernel_manager_class": options.zygote.kernel_manager_class}
+        return NotebookClient(
+            self.notebook, **managers, config=config, kernel_name=options.kernel,
+            timeout=self.page.timeout or options.timeout, allow_errors=False, record_timing=False,
+            resources={"metadata": {"path": str(self.page.path.parent.resolve())}},
+            extra_arguments=[f"--IPKernelApp.exec_files={[str(SETUP_FILE)]}", "--HistoryManager.enabled=False"],
+            # The clock runs from the execute request to its reply: on_cell_complete fires before the cell has run.
+            on_cell_execute=self.on_start, on_cell_executed=self.on_complete,
+        )
+
+    def fail(self, kind, reason, details=""):
+        index = self.current
+        cell = None if index is None or index >= len(self.cells) else index + 1
+        line = self.lines[index] if cell is not None and index < len(self.lines) else None
+        return kind(self.shown, reason, cell=cell, line=line, details=details)
+
+    async def execute(self, client: NotebookClient, deadline: float | None) -> NotebookError | None:
+        options = self.options
+        limit, build_limited = options.page_timeout or None, False
+        if deadline is not None:
+            left = max(deadline - time.monotonic(), 0.001)
+            if limit is None or left < limit:
+                limit, build_limited = left, True
+        begin = time.perf_counter()
+        try:
+            await _within(client.async_execute(env=kernel_env(options)), limit)
+        except CellTimeoutError:
+            return self.fail(CellTimeout, f"cell did not finish within {self.page.timeout or options.timeout} s")
+        except DeadKernelError as error:
+            return self.fail(KernelDied, f"the kernel died while running this cell ({error})")
+        except CellExecutionError as error:
+            # A package the page imports is not installed: the fix is in requirements.txt, not in the cell's tags.
+            kind = MissingModule if error.ename == "ModuleNotFoundError" else CellFailed
+            return self.fail(kind, f"{error.ename}: {strip_ansi(error.evalue)}", _tail(error.traceback))
+        except (TimeoutError, asyncio.TimeoutError):
+            spent = time.perf_counter() - begin
+            if build_limited:
+                return self.fail(BuildTimeout, f"the build's time limit ran out while this page ran ({spent:.0f} s)")
+            return self.fail(PageTimeout, f"page did not finish within {options.page_timeout:g} s "
+                                          f"(stopped in code cell {(self.current or 0) + 1})")
+        except (NoSuchKernel, ZygoteFailed, RuntimeError) as error:
+            if self.current is not None:
+                raise
+            return KernelStartFailed(self.shown, f"kernel '{options.kernel}' did not start: "
+                                                 f"{error.__class__.__name__}: {error}")
+        return None
+
+    def check_outputs(self, outputs: dict) -> NotebookError | None:
+        """What the cells printed, checked: expected errors, missing glyphs, the page's size limit."""
+        error = _check_expected_errors(self.shown, self.cells, outputs, self.lines, self.options.cuda)
+        error = error or missing_glyphs(self.shown, self.cells, outputs, self.lines)
+        if error is None:
+            over = over_page_limit([outputs[cell.id] for cell in self.cells])
+            if over is not None:
+                index, total = over
+                error = OutputTooLarge(
+                    self.shown, f"the page's outputs reach {total:,} bytes at this cell, over the limit of {PAGE_LIMIT:,}",
+                    cell=index + 1, line=self.lines[index] if index < len(self.lines) else None)
+        return error
 
 
 async def _within(coroutine, limit: float | None):

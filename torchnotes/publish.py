@@ -25,7 +25,7 @@ import yaml
 from . import recorded, tokens
 from .changes import CHANGES_MARKER, DRIFT_REPORT, changes_markdown, compare, drift_report
 from .checks import as_paired, check_translations, notebook_text, page_paths, paired_notebook
-from .engine import Engine, PageResult, Report
+from .engine import Engine
 from .environment import Environment
 from .errors import BuildFailed, NotebookError
 from .freshness import Ledger, banner
@@ -33,6 +33,7 @@ from .pages import Page
 from .recorded import STORE_DIR, Store, provenance_text
 from .render import RenderContext, render_markdown
 from .report import REPORT_MARKER, report_markdown
+from .results import PageResult, Report
 from .script import Scripts, script_name
 from .settings import Settings
 from .storage import file_digest, write_atomically
@@ -94,7 +95,7 @@ class Publisher:
         # For the PR summary (python -m torchnotes summary), which reads the cache folder, not the pages.
         write_if_changed(s.path("cache_dir") / DRIFT_REPORT, drift_report(self.comparison).encode())
         if sync:
-            result.notebooks = self._sync_notebooks(report.results)
+            result.notebooks = sync_notebooks(s, report.results)
         wanted: set[Path] = set()
         for page_result in report.results:
             self._publish_page(page_result, report, out, wanted, result)
@@ -176,29 +177,6 @@ class Publisher:
                                          device=self.env.device, source=Path(page.path).name,
                                          source_py=script_name(Path(page.path).stem))
 
-    def _sync_notebooks(self, results: list[PageResult]) -> list[Path]:
-        """Keep notebooks/ paired with the pages as they are now: a contributor never runs `sync` by hand."""
-        s = self.settings
-        notebooks = s.path("notebooks_dir")
-        changed = []
-        for result in results:
-            paired = paired_notebook(result.source.path, s.docs_dir, notebooks)
-            if result.status == "static":
-                if paired.exists():
-                    paired.unlink()
-                    changed.append(paired)
-                continue
-            if write_if_changed(paired, notebook_text(as_paired(result.source.notebook)).encode()):
-                changed.append(paired)
-        # A deleted page takes its notebook with it: otherwise a contributor commits an orphan.
-        for lang in s.languages:
-            for orphan in sorted((notebooks / lang).rglob("*.ipynb")):
-                page = s.docs_dir / lang / orphan.relative_to(notebooks / lang).with_suffix(".md")
-                if ".ipynb_checkpoints" not in orphan.parts and not page.exists():
-                    orphan.unlink()
-                    changed.append(orphan)
-        return changed
-
     def _copy_assets(self, lang_out: Path, wanted: set[Path], published: Published) -> None:
         """Files under docs/ that are not pages: shared ones (docs/assets) go into every language's tree."""
         s = self.settings
@@ -213,6 +191,29 @@ class Publisher:
                     wanted.add(dst)
                     if copy_if_changed(src, dst):
                         published.written.append(dst)
+
+
+def sync_notebooks(s: Settings, results: list[PageResult]) -> list[Path]:
+    """Keep notebooks/ paired with the pages as they are now: a contributor never runs `sync` by hand."""
+    notebooks = s.path("notebooks_dir")
+    changed = []
+    for result in results:
+        paired = paired_notebook(result.source.path, s.docs_dir, notebooks)
+        if result.status == "static":
+            if paired.exists():
+                paired.unlink()
+                changed.append(paired)
+            continue
+        if write_if_changed(paired, notebook_text(as_paired(result.source.notebook)).encode()):
+            changed.append(paired)
+    # A deleted page takes its notebook with it: otherwise a contributor commits an orphan.
+    for lang in s.languages:
+        for orphan in sorted((notebooks / lang).rglob("*.ipynb")):
+            page = s.docs_dir / lang / orphan.relative_to(notebooks / lang).with_suffix(".md")
+            if ".ipynb_checkpoints" not in orphan.parts and not page.exists():
+                orphan.unlink()
+                changed.append(orphan)
+    return changed
 
 
 def executed_notebook(page: Page, outputs: dict[str, list[dict]], values: dict | None = None) -> nbformat.NotebookNode:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .engine import Report
+from .results import Report
 from .strings import strings
 
 REPORT_MARKER = "<!-- torchnotes:execution-report -->"

@@ -9,6 +9,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from .cache import Cache
+from .errors import CacheCorrupted
+
 
 def previous_durations(report: Path, root: Path) -> dict[str, float]:
     if not Path(report).exists():
@@ -47,3 +50,25 @@ def matrix(shards: list[list[Path]]) -> dict:
     filled = [shard for shard in shards if shard]
     return {"include": [{"shard": k, "count": len(filled), "pages": " ".join(p.as_posix() for p in shard)}
                         for k, shard in enumerate(filled, 1)]}
+
+
+def merge(sources: list[Path], target: Path) -> tuple[int, list[CacheCorrupted]]:
+    """Copy every sound entry of the source caches into target (shards of one build, run on several machines).
+
+    Entries are content-addressed, so the union is the merged cache; a damaged entry is reported and left out.
+    """
+    into = Cache(target)
+    have = into.keys()
+    copied, damaged = 0, []
+    for source in sources:
+        cache = Cache(source)
+        for key in sorted(cache.keys() - have):
+            try:
+                body = cache.get(key)
+            except CacheCorrupted as error:
+                damaged.append(error)
+                continue
+            into.put(key, body)
+            have.add(key)
+            copied += 1
+    return copied, damaged

@@ -25,10 +25,11 @@ import yaml
 
 from . import kept
 from .cache import Cache
-from .engine import Engine, Report
+from .engine import Engine
 from .environment import Environment, keyed_variables, probe_child, requirements_hash
 from .errors import CellFailed, ExpectedErrorMismatch, ExpectedErrorMissing, VersionInstallFailed, VersionsInvalid
 from .fonts import font_fingerprint
+from .results import Report
 from .settings import Settings
 
 CONFIG = "versions.yml"

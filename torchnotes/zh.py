@@ -53,83 +53,83 @@ def join_cjk_lines(markdown: str) -> str:
     tables, headings, inline code and inline math are left exactly as they are.
     """
     lines = markdown.split("\n")
-    out: list[str] = []
-    paragraph: list[str] = []
-    fence: str | None = None  # the opening run (``` or ~~~) while inside a fenced block
-    raw_tag: str | None = None  # <pre> and friends: verbatim until their closing tag
-    in_html = False
-    math_end: str | None = None  # what closes the display math block we are in
+    joiner = _Joiner()
     start = 0
     if lines and lines[0].strip() == "---":
         # YAML front matter is data, not prose.
         end = next((i for i in range(1, len(lines)) if lines[i].strip() in ("---", "...")), None)
         if end is not None:
-            out.extend(lines[: end + 1])
+            joiner.out.extend(lines[: end + 1])
             start = end + 1
-
-    def flush():
-        out.extend(_join_paragraph(paragraph))
-        paragraph.clear()
-
     for line in lines[start:]:
+        if not joiner.inside_block(line) and not joiner.opens_block(line):
+            joiner.prose(line)
+    joiner.flush()
+    return "\n".join(joiner.out)
+
+
+class _Joiner:
+    """The lines seen so far, the paragraph being gathered, and the verbatim block we are in, if any."""
+
+    def __init__(self):
+        self.out: list[str] = []
+        self.paragraph: list[str] = []
+        self.fence: str | None = None  # the opening run (``` or ~~~) while inside a fenced block
+        self.raw_tag: str | None = None  # <pre> and friends: verbatim until their closing tag
+        self.in_html = False
+        self.math_end: str | None = None  # what closes the display math block we are in
+
+    def flush(self) -> None:
+        self.out.extend(_join_paragraph(self.paragraph))
+        self.paragraph.clear()
+
+    def inside_block(self, line: str) -> bool:
+        """A line of a verbatim block already open: kept as it is, the block closed where it ends."""
         stripped = line.strip()
-        if fence is not None:
-            out.append(line)
+        if self.fence is not None:
             run = re.match(r"(`{3,}|~{3,})\s*$", stripped)
-            if run and run.group(1)[0] == fence[0] and len(run.group(1)) >= len(fence):
-                fence = None
-            continue
-        if raw_tag is not None:
-            out.append(line)
-            if f"</{raw_tag}" in line.lower():
-                raw_tag = None
-            continue
-        if math_end is not None:
-            out.append(line)
-            if stripped.endswith(math_end):
-                math_end = None
-            continue
-        if in_html:
-            out.append(line)
-            in_html = bool(stripped)
-            continue
-        opened = _FENCE.match(line)
+            if run and run.group(1)[0] == self.fence[0] and len(run.group(1)) >= len(self.fence):
+                self.fence = None
+        elif self.raw_tag is not None:
+            if f"</{self.raw_tag}" in line.lower():
+                self.raw_tag = None
+        elif self.math_end is not None:
+            if stripped.endswith(self.math_end):
+                self.math_end = None
+        elif self.in_html:
+            self.in_html = bool(stripped)
+        else:
+            return False
+        self.out.append(line)
+        return True
+
+    def opens_block(self, line: str) -> bool:
+        """A line that opens a verbatim block or ends the paragraph: the paragraph is flushed, the line kept."""
+        stripped = line.strip()
+        opened, raw, math = _FENCE.match(line), _HTML_RAW.match(line), re.match(r"(\$\$|\\\[|\\begin\{([^}]*)\})", stripped)
         if opened:
-            flush()
-            fence = opened.group(1)
-            out.append(line)
-            continue
-        raw = _HTML_RAW.match(line)
-        if raw:
-            flush()
-            out.append(line)
+            self.fence = opened.group(1)
+        elif raw:
             if f"</{raw.group(1).lower()}" not in line.lower():
-                raw_tag = raw.group(1).lower()
-            continue
-        if _HTML.match(line):
-            flush()
-            out.append(line)
-            in_html = True
-            continue
-        math = re.match(r"(\$\$|\\\[|\\begin\{([^}]*)\})", stripped)
-        if math:
-            flush()
-            out.append(line)
+                self.raw_tag = raw.group(1).lower()
+        elif _HTML.match(line):
+            self.in_html = True
+        elif math:
             end = {"$$": "$$", "\\[": "\\]"}.get(math.group(1)) or f"\\end{{{math.group(2)}}}"
             if not stripped[len(math.group(1)):].endswith(end):
-                math_end = end
-            continue
-        if not stripped:
-            flush()
-            out.append(line)
-            continue
+                self.math_end = end
+        elif stripped:
+            return False
+        self.flush()
+        self.out.append(line)
+        return True
+
+    def prose(self, line: str) -> None:
         quoted = _QUOTE.match(line)
-        continues_quote = quoted and paragraph and _quote_depth(paragraph[-1]) == _quote_depth(line)
+        continues_quote = quoted and self.paragraph and _quote_depth(self.paragraph[-1]) == _quote_depth(line)
         if _BLOCK_START.match(line) and not continues_quote:
-            flush()
-        paragraph.append(line)
-    flush()
-    return "\n".join(out)
+            self.flush()
+        self.paragraph.append(line)
 
 
 def _join_paragraph(lines: list[str]) -> list[str]:
