@@ -17,8 +17,8 @@ ROOT = Path(__file__).resolve().parent.parent
 # pytest-xdist workers, one module per worker at a time (--dist loadfile), handed out in collection order: the long
 # ones go first so that no worker is left with one of them at the end while the others idle.
 LONGEST_FIRST = ("test_determinism", "test_browser", "test_trust", "test_failures", "test_generators", "test_inputs",
-                 "test_build", "test_reuse", "test_cache", "test_shards", "test_publish", "test_serve", "test_search",
-                 "test_offline")
+                 "test_build", "test_kept", "test_search_zh_reader", "test_freshness", "test_cache", "test_shards",
+                 "test_publish", "test_serve", "test_search", "test_offline", "test_import_tutorial")
 
 
 def pytest_collection_modifyitems(items):

@@ -219,19 +219,16 @@ def test_fonts_are_embedded_and_every_glyph_is_found(book, lang):
     assert notdef_glyphs(reader) == 0
 
 
-def test_the_glyph_check_sees_a_box(tmp_path):
-    """notdef_glyphs counts a character no installed font has (a private-use code point)."""
-    from playwright.sync_api import sync_playwright
-
-    from torchnotes.pdf.printer import CHROMIUM_ARGS, chromium_path
-
+def test_the_glyph_check_sees_a_box(tmp_path, browser):
+    """notdef_glyphs counts a character no installed font has (a private-use code point). The run's one Chromium
+    (conftest's browser): a second Playwright in a worker that already holds one cannot start."""
     (tmp_path / "box.html").write_text("<p>abc \ue000\ue001 def</p>", encoding="utf-8")
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=chromium_path(None), args=CHROMIUM_ARGS)
-        page = browser.new_page()
+    page = browser.new_page()
+    try:
         page.goto((tmp_path / "box.html").as_uri())
         page.pdf(path=str(tmp_path / "box.pdf"))
-        browser.close()
+    finally:
+        page.close()
     assert notdef_glyphs(PdfReader(tmp_path / "box.pdf")) == 2
 
 
