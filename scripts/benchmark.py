@@ -147,8 +147,13 @@ def prepare_ours(folder: Path, jobs: int = 0) -> Path:
     folder.mkdir(parents=True)
     for name in ("docs", "notebooks", "overrides"):
         shutil.copytree(ROOT / name, folder / name)
-    for name in ("mkdocs.yml", "requirements.txt", "jupytext.toml"):
+    # CONTRIBUTING.zh.md holds the glossary the search's query expansion reads.
+    for name in ("mkdocs.yml", "requirements.txt", "jupytext.toml", "CONTRIBUTING.zh.md"):
         shutil.copy(ROOT / name, folder / name)
+    # The files mkdocs.yml names under torchnotes/ (the search's words and synonyms), relative to the project.
+    for data in ("search_words_zh.txt", "search_synonyms_zh.yml"):
+        (folder / "torchnotes").mkdir(exist_ok=True)
+        shutil.copy(ROOT / "torchnotes" / data, folder / "torchnotes" / data)
     # A snapshot of the build code, first on PYTHONPATH: edits to the repository during a long run change nothing.
     shutil.copytree(ROOT / "torchnotes", folder / "_code" / "torchnotes", ignore=shutil.ignore_patterns("__pycache__"))
     # The Benchmarks page includes this script's own output; the copy builds without it.
