@@ -26,9 +26,8 @@ import yaml
 
 from .errors import NotebookError
 from .glossary import Term, read_glossary
+from .zh import HAN
 
-HAN = re.compile("[\u2e80-\u2fdf\u3005\u3007\u3021-\u3029\u3038-\u303b\u3400-\u4dbf\u4e00-\u9fff"
-                 "\uf900-\ufaff\U00020000-\U0003134f]")
 _TAG = re.compile(r"<[^>]+>")
 
 

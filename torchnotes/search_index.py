@@ -29,12 +29,10 @@ from collections import Counter
 from pathlib import Path
 
 from .search_expand import Sources, SynonymNotHeld, expansion_table
+from .zh import HAN
 
 FORMAT = 1
 ZWSP = "\u200b"
-# Han characters (Unicode script Han) in the planes this site uses; the worker uses \p{sc=Han}.
-HAN = re.compile("[\u2e80-\u2fdf\u3005\u3007\u3021-\u3029\u3038-\u303b\u3400-\u4dbf\u4e00-\u9fff"
-                 "\uf900-\ufaff\U00020000-\U0003134f]+")
 LONGEST_WORD = 12  # a longer run between separators was not cut by jieba: not a word
 _PRE = re.compile(r"(<pre>.*?</pre>)", re.S)
 _SPACES = re.compile(r"\s+")

@@ -17,6 +17,10 @@ CJK = (
     "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\ufe30-\ufe4f\uff00-\uffef\U00020000-\U0003134f"
 )
 _CJK = re.compile(f"[{CJK}]")
+# Han characters (Unicode script Han) in the planes this site uses, for everything that looks for Chinese words
+# (the search index and its query expansion, the search entries kept between builds); the worker uses \p{sc=Han}.
+HAN = re.compile("[\u2e80-\u2fdf\u3005\u3007\u3021-\u3029\u3038-\u303b\u3400-\u4dbf\u4e00-\u9fff"
+                 "\uf900-\ufaff\U00020000-\U0003134f]+")
 _GAP = re.compile(f"[{CJK}]\\s+[{CJK}]")
 
 _FENCE = re.compile(r"^\s*(`{3,}|~{3,})")

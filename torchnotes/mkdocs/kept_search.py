@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import re
 import time
 from importlib.metadata import version
 from pathlib import Path
@@ -25,9 +24,9 @@ from pathlib import Path
 import jieba
 
 from .. import kept
+from ..zh import HAN
 
 _OWN = hashlib.sha256(Path(__file__).read_bytes()).hexdigest()
-_HAN = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
 
 
 class KeptSearch:
@@ -59,7 +58,7 @@ class KeptSearch:
         if body is not None and not excluded:
             self.hits += 1
             page.meta["search"] = dict(page.meta.get("search") or {}, exclude=True, torchnotes_kept=True)
-        elif body is None and self.text is not None and self.loaded != self.text and _HAN.search(page.content + page.title):
+        elif body is None and self.text is not None and self.loaded != self.text and HAN.search(page.content + page.title):
             self.mixed = self.loaded is not None
             with open(self.words, "rb") as words:  # jieba leaves a file it opened itself open
                 jieba.load_userdict(words)
