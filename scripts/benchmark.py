@@ -264,7 +264,7 @@ def build(python: Path, projects: list, kernels_dir: Path, ours: bool, extra_env
     """Build every project in turn; seconds add up, memory is the peak of any one build.
 
     The baseline's kernels are counted by a kernelspec that logs each start. Ours come from the build's own
-    report: our kernels are forked from a zygote (torchnotes/zygote.py) only for the standard ipykernel
+    report: our kernels are forked from a zygote (torchnotes/engine/zygote.py) only for the standard ipykernel
     kernelspec, so a wrapping kernelspec would measure a build we do not ship."""
     log = kernels_dir / "starts.log"
     log.write_text("", encoding="utf-8")

@@ -2,7 +2,7 @@
 
     .venv/bin/python scripts/benchmark_pdf.py --site site [--runs 3]
 
-Each run is the whole command (`python -m torchnotes.pdf --lang <lang>`: Python, the environment probe,
+Each run is the whole command (`python -m torchnotes.generators.pdf --lang <lang>`: Python, the environment probe,
 Chromium printing twice, pypdf) into a scratch folder. Writes benchmarks/pdf.en.md and benchmarks/pdf.zh.md,
 the tables the Benchmarks pages include; only measured numbers. The machine's load average is written with
 them: on a shared machine other jobs slow the build down.
@@ -26,8 +26,8 @@ from pypdf import PdfReader
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from torchnotes.pdf import FILE_NAME  # noqa: E402
-from torchnotes.pdf.book import load_config, nav_entries  # noqa: E402
+from torchnotes.generators.pdf import FILE_NAME  # noqa: E402
+from torchnotes.generators.pdf.book import load_config, nav_entries  # noqa: E402
 from torchnotes.settings import load  # noqa: E402
 
 TARGET_MB, TARGET_S = 25, 120
@@ -51,7 +51,7 @@ def measure(site: Path, lang: str, runs: int) -> tuple[list[float], Path]:
     out = Path(tempfile.mkdtemp(prefix="pdf-bench-"))
     for _ in range(runs):
         start = time.perf_counter()
-        subprocess.run([sys.executable, "-m", "torchnotes.pdf", "--site", str(site), "--out", str(out),
+        subprocess.run([sys.executable, "-m", "torchnotes.generators.pdf", "--site", str(site), "--out", str(out),
                         "--lang", lang], cwd=ROOT, check=True, capture_output=True, env={**os.environ,
                                                                                          "PYTHONPATH": str(ROOT)})
         times.append(time.perf_counter() - start)

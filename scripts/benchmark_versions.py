@@ -35,7 +35,7 @@ def main() -> int:
     results["cold_primary"] = timed([sys.executable, "-m", "torchnotes", "execute"], site, env)
     sys.path.insert(0, str(site))
     from torchnotes.settings import load
-    from torchnotes.versions import ensure_env, load_versions
+    from torchnotes.versions.run import ensure_env, load_versions
 
     settings = load(site / "mkdocs.yml")
     listed = load_versions(settings.root, settings.path("requirements"))

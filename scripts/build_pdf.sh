@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Build the site, then print it as one PDF book per language: site/pdf/pytorch-notes-en.pdf and -zh.pdf
-# (torchnotes/pdf: Chromium prints the built pages in the order of mkdocs.yml's nav; pypdf adds the outline).
+# (torchnotes/generators/pdf: Chromium prints the built pages in the order of mkdocs.yml's nav; pypdf adds the outline).
 # SITE_DIR=<folder> builds into another folder; SKIP_SITE=1 prints an already built site (the deploy workflow).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -9,4 +9,4 @@ site="${SITE_DIR:-site}"
 if [ "${SKIP_SITE:-0}" != "1" ]; then
   NO_MKDOCS_2_WARNING=1 .venv/bin/python -m mkdocs build --strict --site-dir "$site"
 fi
-.venv/bin/python -m torchnotes.pdf --site "$site" --out "$site/pdf"
+.venv/bin/python -m torchnotes.generators.pdf --site "$site" --out "$site/pdf"

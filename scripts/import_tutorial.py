@@ -29,7 +29,7 @@ from new_page import ROOT, add_to_nav  # noqa: E402
 from tutorial_links import Links, UnresolvedLink, published_url  # noqa: E402
 from tutorial_rst import TutorialImportError, convert_text  # noqa: E402
 
-from torchnotes.checks import TRANSLATE_MARKER, sync_pairs  # noqa: E402
+from torchnotes.pages.checks import TRANSLATE_MARKER, sync_pairs  # noqa: E402
 
 ZH_NOTICE = """!!! info "本页尚未翻译"
     下面仍是英文原文。翻译完成后，请删除本说明和上一行的标记。"""

@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from torchnotes.cache import Cache
-from torchnotes.engine import Engine
-from torchnotes.environment import probe
+from torchnotes.engine.cache import Cache
+from torchnotes.engine.environment import probe
+from torchnotes.engine.scheduler import Engine
 
 ROOT = Path(__file__).resolve().parent.parent
 

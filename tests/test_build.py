@@ -10,7 +10,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from torchnotes.checks import sync_pairs
+from torchnotes.pages.checks import sync_pairs
 from torchnotes.strings import strings
 
 
@@ -77,7 +77,7 @@ def test_report_page_lists_every_page(built):
 
 
 def test_search_index_per_language(built):
-    """Each language's own index, packed (torchnotes/search_index.py): prose only, no code, outputs or notices."""
+    """Each language's own index, packed (torchnotes/publish/search_index.py): prose only, no code, outputs or notices."""
     _, site, _ = built
     en = json.loads((site / "search/search_index.json").read_text())
     zh = json.loads((site / "zh/search/search_index.json").read_text())

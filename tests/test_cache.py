@@ -7,9 +7,9 @@ from pathlib import Path
 import pytest
 from helpers import code, page
 
-from torchnotes.cache import Cache, cache_key, code_fingerprint
+from torchnotes.engine.cache import Cache, cache_key, code_fingerprint
 from torchnotes.errors import CacheCorrupted
-from torchnotes.pages import read_page
+from torchnotes.pages.read import read_page
 
 
 def test_prose_edit_executes_nothing(tmp_path, make_engine):
@@ -156,19 +156,24 @@ def test_a_new_module_the_engine_imports_changes_the_key(tmp_path):
     """The engine's sources are derived from its imports: no hand-kept list to forget a new module in."""
     import shutil
 
-    from torchnotes.cache import engine_sources, engine_version
+    from torchnotes.engine.cache import engine_sources, engine_version
 
     package = tmp_path / "torchnotes"
     shutil.copytree(Path(__file__).resolve().parent.parent / "torchnotes", package,
                     ignore=shutil.ignore_patterns("__pycache__"))
     before = engine_version(package)
-    (package / "newstep.py").write_text("LIMIT = 1\n")
+    (package / "engine" / "newstep.py").write_text("LIMIT = 1\n")
     assert engine_version(package) == before, "a module the engine does not import is not the engine's"
-    execute = package / "execute.py"
+    execute = package / "engine" / "execute.py"
     execute.write_text(execute.read_text() + "\nfrom .newstep import LIMIT  # noqa: E402\n")
-    assert "newstep.py" in engine_sources(package)
+    assert "engine/newstep.py" in engine_sources(package)
     imported = engine_version(package)
     assert imported != before
-    (package / "newstep.py").write_text("LIMIT = 2\n")
+    (package / "engine" / "newstep.py").write_text("LIMIT = 2\n")
     assert engine_version(package) != imported, "editing the new module re-executes pages"
-    assert "kernel_setup.py" in engine_sources(package)  # run by the kernel from its path, named in execute.py
+    # An absolute import from another folder of the package counts the same.
+    (package / "pages" / "later.py").write_text("STEP = 1\n")
+    execute.write_text(execute.read_text() + "from torchnotes.pages.later import STEP  # noqa: E402\n")
+    assert "pages/later.py" in engine_sources(package)
+    # Run by the kernel from its path, named in execute.py beside it.
+    assert "engine/kernel_setup.py" in engine_sources(package)

@@ -4,9 +4,9 @@ import json
 
 from helpers import code, page
 
-from torchnotes.checks import check_pairs, check_translations, sync_pairs
 from torchnotes.cli import main as cli
 from torchnotes.errors import MissingTranslation, PairOutOfSync
+from torchnotes.pages.checks import check_pairs, check_translations, sync_pairs
 
 LANGS = ["en", "zh"]
 

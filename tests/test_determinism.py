@@ -7,9 +7,9 @@ the entry's record, not in the outputs, and are not compared.
 
 from pathlib import Path
 
-from torchnotes.cache import Cache
-from torchnotes.checks import page_paths
-from torchnotes.engine import Engine
+from torchnotes.engine.cache import Cache
+from torchnotes.engine.scheduler import Engine
+from torchnotes.pages.checks import page_paths
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -13,11 +13,11 @@ import importlib.metadata
 import pytest
 from helpers import code, page
 
-import torchnotes.engine as engine_module
-from torchnotes.cache import Cache, Hit, Miss, PageCache
+import torchnotes.engine.scheduler as engine_module
+from torchnotes.engine.cache import Cache, Hit, Miss, PageCache
+from torchnotes.engine.execute import Execution
 from torchnotes.errors import CellFailed, NotExecuted
-from torchnotes.execute import Execution
-from torchnotes.pages import read_page
+from torchnotes.pages.read import read_page
 
 NUMPY = importlib.metadata.version("numpy")  # what a real kernel would record, so the engine's own look-up agrees
 

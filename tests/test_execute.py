@@ -13,7 +13,7 @@ from torchnotes.errors import (
     InvalidTags,
     KernelDied,
 )
-from torchnotes.pages import read_page
+from torchnotes.pages.read import read_page
 
 RAISES = 'tags=["raises-exception"] raises="RuntimeError"'
 

@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 from helpers import code, page
 
-from torchnotes.cache import Cache
-from torchnotes.checks import sync_pairs
+from torchnotes.engine.cache import Cache
+from torchnotes.pages.checks import sync_pairs
 
 CONFIG = "site_name: t\nplugins:\n  - torchnotes:\n      languages: [en, zh]\n      memory_limit_mb: 4096\n"
 GOOD = code("print('fixed')")

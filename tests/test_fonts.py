@@ -19,10 +19,10 @@ import pytest
 from helpers import code, page
 from matplotlib import font_manager
 
-from torchnotes.checks import sync_pairs
+from torchnotes.engine.explain import explain
+from torchnotes.engine.fonts import font_files, font_fingerprint
 from torchnotes.errors import MissingGlyph
-from torchnotes.explain import explain
-from torchnotes.fonts import font_files, font_fingerprint
+from torchnotes.pages.checks import sync_pairs
 
 FIGURE = code("""
     import matplotlib.pyplot as plt
@@ -116,7 +116,7 @@ def test_the_fingerprint_covers_the_files_matplotlib_scans(fonts, monkeypatch):
     assert font_files() == []
     assert font_fingerprint().startswith("0 font files")
 
-    probe = "import sys, torchnotes.environment as e; e.font_fingerprint(); print('matplotlib' in sys.modules)"
+    probe = "import sys, torchnotes.engine.environment as e; e.font_fingerprint(); print('matplotlib' in sys.modules)"
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
     assert done.stdout == "False\n"
 

@@ -11,7 +11,7 @@ import pytest
 from browser_support import SiteServer
 from helpers import code, page
 
-from torchnotes.freshness import LEDGER, Ledger, NotAPage, stale_summary
+from torchnotes.pages.freshness import LEDGER, Ledger, NotAPage, stale_summary
 from torchnotes.strings import strings
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from torchnotes.cli import main
-from torchnotes.glossary import (
+from torchnotes.pages.glossary import (
     ForbiddenTerm,
     GlossaryError,
     MissingTerm,

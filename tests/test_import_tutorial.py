@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 import yaml
 
-from torchnotes.checks import TRANSLATE_MARKER, check_pairs, check_translations, check_untranslated
 from torchnotes.errors import UntranslatedPage
-from torchnotes.pages import read_page
+from torchnotes.pages.checks import TRANSLATE_MARKER, check_pairs, check_translations, check_untranslated
+from torchnotes.pages.read import read_page
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "scripts"))

@@ -8,10 +8,10 @@ from pathlib import Path
 
 from helpers import code, page
 
-import torchnotes.cache
-from torchnotes.cache import Cache, cache_key, engine_version
-from torchnotes.environment import keyed_variables
-from torchnotes.pages import read_page
+import torchnotes.engine.cache
+from torchnotes.engine.cache import Cache, cache_key, engine_version
+from torchnotes.engine.environment import keyed_variables
+from torchnotes.pages.read import read_page
 
 
 def entry(tmp_path, result):
@@ -60,7 +60,7 @@ def test_an_installed_package_version_bump(tmp_path, make_engine, monkeypatch):
     # Outside the project root, as site-packages would be: only its version counts, not its files.
     packages = Path(str(tmp_path) + "-packages")
     fake_distribution(packages, "1.0")
-    monkeypatch.setenv("PYTHONPATH", f"{packages}:{Path(torchnotes.cache.__file__).parent.parent}")
+    monkeypatch.setenv("PYTHONPATH", f"{packages}:{Path(torchnotes.engine.cache.__file__).parent.parent}")
     path = page(tmp_path, "en/a.md", code("import tnfake\nprint(tnfake.NAME)"))
     first = make_engine().run([path]).results[0]
     assert first.error is None, first.error
@@ -76,19 +76,20 @@ def test_an_installed_package_version_bump(tmp_path, make_engine, monkeypatch):
 
 def test_engine_source_change_is_a_new_version(tmp_path):
     copy = tmp_path / "torchnotes"
-    shutil.copytree(Path(torchnotes.cache.__file__).parent, copy)
+    package = Path(torchnotes.engine.cache.__file__).parents[1]
+    shutil.copytree(package, copy, ignore=shutil.ignore_patterns("__pycache__"))
     before = engine_version(copy)
-    with (copy / "execute.py").open("a") as handle:
+    with (copy / "engine" / "execute.py").open("a") as handle:
         handle.write("\n# a change in how pages run\n")
     assert engine_version(copy) != before
-    assert engine_version(Path(torchnotes.cache.__file__).parent) == torchnotes.cache.ENGINE_VERSION
+    assert engine_version(package) == torchnotes.engine.cache.ENGINE_VERSION
 
 
 def test_engine_version_change_executes_again(tmp_path, make_engine, monkeypatch):
     path = page(tmp_path, "en/a.md", code("print(1)"))
     make_engine().run([path])
     assert make_engine().run([path]).results[0].status == "cached"
-    monkeypatch.setattr(torchnotes.cache, "ENGINE_VERSION", "0" * 16)
+    monkeypatch.setattr(torchnotes.engine.cache, "ENGINE_VERSION", "0" * 16)
     assert make_engine().run([path]).results[0].status == "run"
 
 

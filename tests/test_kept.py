@@ -1,5 +1,5 @@
 """The MkDocs adapter reuses a page's conversion and search entries only while everything they are made from
-is unchanged (torchnotes/mkdocs/kept_html.py, kept_search.py), and a site built with them is the site built
+is unchanged (torchnotes/generators/mkdocs/kept_html.py, kept_search.py), and a site built with them is the site built
 without them."""
 
 import json
@@ -203,7 +203,7 @@ def test_a_user_dictionary_edited_in_one_process_is_not_kept(tmp_path):
     serve runs), what it cuts is not what a fresh build would cut, so new entries are used but not kept."""
     from types import SimpleNamespace
 
-    from torchnotes.mkdocs.kept_search import KeptSearch
+    from torchnotes.generators.mkdocs.kept_search import KeptSearch
 
     words = tmp_path / "words.txt"
     words.write_text("甲乙丙丁\n", encoding="utf-8")

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import yaml
 
-from torchnotes.checks import check_pairs, check_translations
-from torchnotes.pages import read_page
+from torchnotes.pages.checks import check_pairs, check_translations
+from torchnotes.pages.read import read_page
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -1,4 +1,4 @@
-"""The offline copy (python -m torchnotes.offline): each zip, unpacked, works from file:// in Chromium, and a tree that
+"""The offline copy (python -m torchnotes.generators.offline): each zip, unpacked, works from file:// in Chromium, and a tree that
 would not work from disk stops the build with the page named.
 
 The zips are built once per run from the real site (mkdocs.offline.yml, the execution cache as it is).
@@ -23,8 +23,8 @@ from filelock import FileLock
 from mkdocs.exceptions import PluginError
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
-from torchnotes.offline import hooks, tree
-from torchnotes.offline.__main__ import write_zip
+from torchnotes.generators.offline import hooks, tree
+from torchnotes.generators.offline.__main__ import write_zip
 
 ROOT = Path(__file__).resolve().parent.parent
 LANGS = ["en", "zh"]
@@ -34,7 +34,7 @@ QUERIES = {"en": "binary cross entropy", "zh": "二分类"}
 
 
 def run_offline(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "torchnotes.offline", *args], cwd=ROOT, capture_output=True, text=True,
+    return subprocess.run([sys.executable, "-m", "torchnotes.generators.offline", *args], cwd=ROOT, capture_output=True, text=True,
                           env=dict(os.environ, NO_MKDOCS_2_WARNING="1"))
 
 
@@ -42,7 +42,7 @@ def run_offline(*args: str) -> subprocess.CompletedProcess:
 def offline(tmp_path_factory, worker_id) -> SimpleNamespace:
     base = tmp_path_factory.mktemp("offline")
     # The lock conftest's built_site holds while it builds: both builds publish into build/publish/ and keep their
-    # page conversions in .cache/torchnotes/mkdocs/, so they take turns.
+    # page conversions in .cache/torchnotes/generators/mkdocs/, so they take turns.
     shared = tmp_path_factory.getbasetemp() if worker_id == "master" else tmp_path_factory.getbasetemp().parent
     with FileLock(str(shared / "built-site.lock")):
         done = run_offline("--site", str(base / "site"), "--out", str(base / "zips"))

@@ -1,4 +1,4 @@
-"""The PDF book (torchnotes.pdf), built from the fixture site with a page that prints 10 MB, checked with pypdf."""
+"""The PDF book (torchnotes.generators.pdf), built from the fixture site with a page that prints 10 MB, checked with pypdf."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from bs4 import BeautifulSoup
 from pypdf import PdfReader
 from pypdf.generic import ContentStream
 
-from torchnotes.checks import sync_pairs
+from torchnotes.pages.checks import sync_pairs
 
 ROOT = Path(__file__).resolve().parent.parent
 LANGS = ("en", "zh")
@@ -43,7 +43,7 @@ def book(tmp_path_factory):
     sync_pairs(src / "docs", src / "notebooks", list(LANGS))
     built = run("-m", "mkdocs", "build", "--strict", "-d", str(src / "site"), cwd=src)
     assert built.returncode == 0, built.stderr[-3000:]
-    printed = run("-m", "torchnotes.pdf", "--site", "site", "--out", "pdf", cwd=src)
+    printed = run("-m", "torchnotes.generators.pdf", "--site", "site", "--out", "pdf", cwd=src)
     assert printed.returncode == 0, printed.stderr[-3000:]
     return src
 
@@ -238,7 +238,7 @@ def test_a_missing_cjk_font_stops_the_build_naming_the_package(book, tmp_path):
     (tmp_path / "fonts.conf").write_text(f'<?xml version="1.0"?><!DOCTYPE fontconfig SYSTEM "fonts.dtd">'
                                          f"<fontconfig><dir>{tmp_path / 'fonts'}</dir>"
                                          f"<cachedir>{tmp_path / 'cache'}</cachedir></fontconfig>")
-    done = run("-m", "torchnotes.pdf", "--site", "site", "--out", str(tmp_path / "out"), cwd=book,
+    done = run("-m", "torchnotes.generators.pdf", "--site", "site", "--out", str(tmp_path / "out"), cwd=book,
                env={"FONTCONFIG_FILE": str(tmp_path / "fonts.conf")})
     assert done.returncode == 1
     assert "pytorch-notes-zh.pdf: no installed font has zh glyphs" in done.stderr
@@ -247,7 +247,7 @@ def test_a_missing_cjk_font_stops_the_build_naming_the_package(book, tmp_path):
 
 
 def test_a_site_that_was_not_built_is_named(book, tmp_path):
-    done = run("-m", "torchnotes.pdf", "--site", str(tmp_path / "nothing"), "--out", str(tmp_path / "out"),
+    done = run("-m", "torchnotes.generators.pdf", "--site", str(tmp_path / "nothing"), "--out", str(tmp_path / "out"),
                "--lang", "en", cwd=book)
     assert done.returncode == 1
     assert "the built site has no page for index.md" in done.stderr and "mkdocs build --strict" in done.stderr

@@ -12,7 +12,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from torchnotes.checks import sync_pairs
+from torchnotes.pages.checks import sync_pairs
 
 # Importing any of these fails in the child: the publish step must not need them.
 NO_GENERATOR = """

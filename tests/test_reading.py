@@ -10,8 +10,9 @@ import os
 import jupytext
 import pytest
 
-from torchnotes import environment, pages
+from torchnotes.engine import environment
 from torchnotes.errors import InvalidFrontMatter
+from torchnotes.pages import read as pages
 
 PAGE = "---\ntitle: T\ndescription: D\n---\n\n# T\n\nProse.\n\n```python\nprint(1)\n```\n"
 
@@ -154,7 +155,7 @@ def test_code_fingerprints_come_back_with_a_kept_page(tmp_path, counted, monkeyp
 
 def test_a_notebook_is_written_once_per_content(tmp_path, counted, monkeypatch):
     """Writing a notebook (nbformat validates it) is kept like parsing: by its content, across builds."""
-    from torchnotes import checks
+    from torchnotes.pages import checks
 
     writes = []
     real = jupytext.writes

@@ -17,13 +17,14 @@ import pytest
 import yaml
 from helpers import code, page
 
-from torchnotes import pages, recorded
-from torchnotes.cache import Cache
+from torchnotes import gpu as recorded
 from torchnotes.cli import main as cli
-from torchnotes.engine import Engine
+from torchnotes.engine.cache import Cache
+from torchnotes.engine.scheduler import Engine
 from torchnotes.errors import RecordingCorrupted, RecordingNeedsCuda, RecordingOrphan
-from torchnotes.pages import read_page
-from torchnotes.recorded import TEST_TAG, Missing, Recorded, Stale, Store
+from torchnotes.gpu import TEST_TAG, Missing, Recorded, Stale, Store
+from torchnotes.pages import read as pages
+from torchnotes.pages.read import read_page
 
 ROOT = Path(__file__).resolve().parent.parent
 TAGGED = f'tags=["{TEST_TAG}"]'

@@ -6,8 +6,8 @@ import re
 import markdown
 from helpers import code, page
 
-from torchnotes.pages import read_page
-from torchnotes.render import RenderContext, render_markdown, sanitize
+from torchnotes.pages.read import read_page
+from torchnotes.publish.render import RenderContext, render_markdown, sanitize
 
 PNG = base64.b64encode(b"\x89PNG\r\n\x1a\nfake").decode()
 
@@ -118,7 +118,7 @@ def test_long_outputs_can_be_folded_by_the_reader(tmp_path):
 
 
 def test_outputs_are_normalised_for_byte_identical_builds():
-    from torchnotes.execute import normalise
+    from torchnotes.engine.execute import normalise
 
     outs = [stream("a\n"), stream("b\n"), stream("/tmp/ipykernel_4242/123456.py:2: UserWarning: w\n", "stderr"),
             stream("c\n")]

@@ -7,10 +7,10 @@ from pathlib import Path
 import pytest
 from helpers import code, page
 
-from torchnotes.checks import page_paths
 from torchnotes.errors import UnsafeProse
-from torchnotes.pages import read_page
-from torchnotes.safety import check_prose
+from torchnotes.pages.checks import page_paths
+from torchnotes.pages.read import read_page
+from torchnotes.pages.safety import check_prose
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from torchnotes.script import page_script, script_cell
+from torchnotes.publish.script import page_script, script_cell
 
 # Three pages of different kinds: plain prints, a last-expression tuple, errors on purpose (raises-exception).
 PAGES = ["tensors/views", "tensors/broadcasting", "autograd/in-place"]
@@ -89,7 +89,7 @@ def test_cells_a_script_cannot_run_as_they_are():
 
 
 def test_script_is_percent_format_with_prose_as_comments(tmp_path):
-    from torchnotes.pages import read_page
+    from torchnotes.pages.read import read_page
 
     path = tmp_path / "p.md"
     path.write_text("---\ntitle: T\ndescription: D\n---\n\n# Title\n\nSome *prose*.\n\n```python\nx = 2\nx\n```\n", encoding="utf-8")

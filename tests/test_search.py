@@ -205,7 +205,7 @@ def test_first_search_on_a_slow_link(browser, server, site_dir, request):
 
 def test_each_index_within_budget(site_dir):
     """Issue 15: what a reader downloads on the first search. Code, outputs and the build's notices stay out
-    of it, and the packing (torchnotes/search_index.py) drops what Material repeats."""
+    of it, and the packing (torchnotes/publish/search_index.py) drops what Material repeats."""
     sizes = {lang: (site_dir / lang_root(lang) / "search" / "search_index.json").stat().st_size for lang in ("en", "zh")}
     assert all(size <= INDEX_BUDGET for size in sizes.values()), f"{sizes} (budget {INDEX_BUDGET} bytes each)"
 

@@ -1,4 +1,4 @@
-"""The query expansion table (torchnotes/search_expand.py) and how the search worker uses it.
+"""The query expansion table (torchnotes/publish/search_expand.py) and how the search worker uses it.
 
 The table is checked in Python against small indexes; the worker's split of mixed-script queries and its
 expansion run in Node (docs/assets/javascripts/workers/search-zh.js with a stand-in for Material's worker that
@@ -17,9 +17,9 @@ import pytest
 from helpers import SEPARATOR
 from test_build import build, fixture_copy
 
-from torchnotes import search_index
-from torchnotes.glossary import read_glossary
-from torchnotes.search_expand import (
+from torchnotes.pages.glossary import read_glossary
+from torchnotes.publish import search_index
+from torchnotes.publish.search_expand import (
     Sources,
     SynonymFileError,
     SynonymNotHeld,

@@ -1,4 +1,4 @@
-"""The packed search index (torchnotes/search_index.py) unpacks, in the real worker, to Material's entries.
+"""The packed search index (torchnotes/publish/search_index.py) unpacks, in the real worker, to Material's entries.
 
 The worker wrapper (docs/assets/javascripts/workers/search-zh.js) runs in Node on the packed index; what
 it hands Material's worker is compared with the entries Material's own plugin made, jieba cut included.
@@ -17,7 +17,7 @@ import pytest
 from helpers import SEPARATOR, site_search_options
 from material.plugins.search.plugin import SearchIndex
 
-from torchnotes import search_index
+from torchnotes.publish import search_index
 
 ROOT = Path(__file__).resolve().parent.parent
 WORKER = ROOT / "docs" / "assets" / "javascripts" / "workers" / "search-zh.js"

@@ -2,7 +2,7 @@
 
 The queries mix Chinese with English terms, use words the pages do not (显卡 for GPU) and ask for a task in
 everyday words; the search worker (docs/assets/javascripts/workers/search-zh.js) splits mixed-script tokens and
-expands each term with its counterparts from the glossary and torchnotes/search_synonyms_zh.yml. Run it alone:
+expands each term with its counterparts from the glossary and torchnotes/publish/search_synonyms_zh.yml. Run it alone:
     TORCHNOTES_SITE=site .venv/bin/python -m pytest tests/test_search_zh_reader.py -s -p no:xdist
 """
 

@@ -8,9 +8,9 @@ from pathlib import Path
 
 from helpers import code, page
 
-from torchnotes.cache import Cache
-from torchnotes.checks import sync_pairs
-from torchnotes.shards import merge, split
+from torchnotes.ci.shards import merge, split
+from torchnotes.engine.cache import Cache
+from torchnotes.pages.checks import sync_pairs
 
 
 def test_shards_partition_and_balance():

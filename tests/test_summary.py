@@ -5,8 +5,8 @@ import json
 
 from helpers import code, page
 
-from torchnotes.checks import page_paths
-from torchnotes.summary import summary
+from torchnotes.ci.summary import summary
+from torchnotes.pages.checks import page_paths
 
 
 def pages_of(site):

@@ -8,7 +8,7 @@ import sys
 from helpers import code, page
 
 from torchnotes.errors import LiteralVersion, UnknownToken
-from torchnotes.tokens import check_tokens, substitute, values
+from torchnotes.pages.tokens import check_tokens, substitute, values
 
 VALUES = values("2.15.0+cu132")
 

@@ -9,11 +9,11 @@ from unittest import mock
 import pytest
 from helpers import code, page
 
-from torchnotes.cache import Cache
-from torchnotes.checks import sync_pairs
+from torchnotes.engine.cache import Cache
+from torchnotes.engine.outputs import CELL_TEXT_LIMIT, normalise
 from torchnotes.errors import BuildTimeout, KernelStartFailed, OutputTooLarge, PageTimeout, UnreadablePage
-from torchnotes.outputs import CELL_TEXT_LIMIT, normalise
-from torchnotes.pages import parse_markdown
+from torchnotes.pages.checks import sync_pairs
+from torchnotes.pages.read import parse_markdown
 
 CONFIG = "site_name: t\nplugins:\n  - torchnotes:\n      languages: [en, zh]\n"
 

@@ -18,10 +18,10 @@ from pathlib import Path
 import pytest
 from helpers import code, page
 
-from torchnotes.drift import compare_page, normalise
 from torchnotes.errors import InvalidTags, VersionsInvalid
-from torchnotes.pages import read_page
-from torchnotes.versions import load_versions, pinned_torch
+from torchnotes.pages.read import read_page
+from torchnotes.versions.drift import compare_page, normalise
+from torchnotes.versions.run import load_versions, pinned_torch
 
 ROOT = Path(__file__).resolve().parent.parent
 # 2.13.0's CPU wheel where one lies on disk (these machines keep it in a pip find-links folder: a small, fast
@@ -220,7 +220,7 @@ def test_the_pr_summary_includes_drift(site, built, envs):
     ("2.15.1", ["2.15.1", "2.14.1", "2.13.0", "2.12.1"]),  # a patch release replaces its minor's
 ])
 def test_upgrade_keeps_the_newest_and_three_minors_before_it(new, expected):
-    from torchnotes.upgrade import next_versions
+    from torchnotes.versions.upgrade import next_versions
 
     assert next_versions(new, ("2.15.0", "2.14.1", "2.13.0", "2.12.1")) == expected
 
@@ -237,7 +237,7 @@ def test_an_upgrade_pip_cannot_install_leaves_both_files_as_they_were(site, tmp_
 
 def test_upgrade_rewrites_the_pin_and_the_list_then_runs_every_version(site, tmp_path, monkeypatch):
     """pip and the versions run are stood in for: installing another torch into this environment is not a test."""
-    import torchnotes.upgrade as upgrade_module
+    import torchnotes.versions.upgrade as upgrade_module
     from torchnotes.settings import load
 
     copy = tmp_path / "copy"
@@ -262,7 +262,7 @@ def test_upgrade_rewrites_the_pin_and_the_list_then_runs_every_version(site, tmp
 
 
 def test_warnings_are_found_on_stderr_and_where_a_cell_prints_what_it_caught(tmp_path):
-    from torchnotes.drift import warnings_in
+    from torchnotes.versions.drift import warnings_in
 
     path = page(tmp_path, "en/a.md", code("x = 1") + code("y = 2"))
     cells = read_page(path).code_cells

@@ -7,7 +7,7 @@ from pathlib import Path
 import markdown
 import pytest
 
-from torchnotes.zh import cjk_gaps, join_cjk_lines
+from torchnotes.publish.zh import cjk_gaps, join_cjk_lines
 
 EXTENSIONS = ["admonition", "attr_list", "def_list", "footnotes", "md_in_html", "tables", "pymdownx.arithmatex",
               "pymdownx.details", "pymdownx.superfences", "pymdownx.tabbed"]

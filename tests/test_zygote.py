@@ -1,4 +1,4 @@
-"""Kernels forked from the zygote (torchnotes.zygote) are fresh processes: nothing is shared between pages,
+"""Kernels forked from the zygote (torchnotes.engine.zygote) are fresh processes: nothing is shared between pages,
 and a page's outputs are the same bytes as from a kernel started from scratch."""
 
 import os

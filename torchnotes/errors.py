@@ -112,7 +112,7 @@ class MissingGlyph(NotebookError):
 
 
 class InputsUnrecorded(NotebookError):
-    hint = "The kernel must run torchnotes/kernel_setup.py at start (IPKernelApp.exec_files); use an ipykernel kernel."
+    hint = "The kernel must run torchnotes/engine/kernel_setup.py at start (IPKernelApp.exec_files); use an ipykernel kernel."
 
 
 class OutputTooLarge(NotebookError):
@@ -198,7 +198,7 @@ class LiteralVersion(NotebookError):
     hint = ("a statement about the version this site is built with takes {{ torch_version }} or {{ torch_release }}; "
             "a historical fact names an older release ('since 2.6')")
 class PdfSiteMissing(NotebookError):
-    """The PDF book (torchnotes.pdf) is printed from the built site: a page of the nav is not there."""
+    """The PDF book (torchnotes.generators.pdf) is printed from the built site: a page of the nav is not there."""
 
     hint = "Build the site first (mkdocs build --strict; bash scripts/build_pdf.sh does both) and pass its folder."
 

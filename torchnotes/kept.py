@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from .storage import digest, write_atomically
+from torchnotes.storage import digest, write_atomically
 
 
 def load(file: Path) -> dict | None:

@@ -1,6 +1,6 @@
 """The build's options, read from the `torchnotes` block of mkdocs.yml without importing MkDocs.
 
-The MkDocs plugin declares the same options with these defaults (torchnotes/mkdocs/config.py), so the CLI,
+The MkDocs plugin declares the same options with these defaults (torchnotes/generators/mkdocs/config.py), so the CLI,
 the publish step and every generator agree on one set of values.
 """
 
@@ -28,7 +28,7 @@ class Settings:
     github_repo: str = ""
     branch: str = "main"
     search_words: str = ""
-    search_synonyms: str = ""  # the search's synonym file (torchnotes/search_expand.py); "": the glossary alone
+    search_synonyms: str = ""  # the search's synonym file (torchnotes/publish/search_expand.py); "": the glossary alone
     # Where mkdocs.yml lives and its docs_dir; not plugin options.
     root: Path = Path(".")
     docs_dir: Path = Path("docs")

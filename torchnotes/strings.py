@@ -6,7 +6,7 @@ Keys are shared by all languages; `strings(lang)` falls back to English for a la
 from __future__ import annotations
 
 EN = {
-    # GPU recordings (torchnotes.recorded): under needs-cuda cells, the provenance line, the report.
+    # GPU recordings (torchnotes.gpu): under needs-cuda cells, the provenance line, the report.
     "gpu": {
         "recorded": "Recorded on {gpu}{count} · CUDA {cuda} · torch {torch} · {date}",
         "recorded_cpu": "Recorded on CPU · torch {torch} · {date}",
@@ -38,7 +38,7 @@ EN = {
     "provenance": "Outputs generated with PyTorch {torch} on {device} · Python {python} · {date} · {seconds}",
     "download": "Download notebook",
     "download_py": "Download as .py",
-    # At the top of a translation whose English page changed since it was translated (torchnotes/freshness.py).
+    # At the top of a translation whose English page changed since it was translated (torchnotes/pages/freshness.py).
     "stale_title": "The English original has changed: this translation may be out of date",
     "stale_changed": "The <a href=\"{url}\" hreflang=\"{lang}\">English page</a> changed after this page was translated. Until the translation is "
                      "revised, the English page is the reference.",
@@ -49,7 +49,7 @@ EN = {
     "colab": "Open in Colab",
     "seconds": "{:.1f} s",
     "compared": "compared with PyTorch {versions}",
-    # Under a cell whose output differs in another torch release (torchnotes.drift).
+    # Under a cell whose output differs in another torch release (torchnotes.versions.drift).
     "drift_differs": "differs in {version}",
     "drift_raises": "raises in {version}",
     "drift_intro": "Output in PyTorch {version}: '+' lines are what it prints, '-' lines what {primary} prints above.",
@@ -80,7 +80,7 @@ EN = {
     "status_cached": "cached",
     "status_static": "no code",
     "status_failed": "failed",
-    # The PDF book (torchnotes.pdf).
+    # The PDF book (torchnotes.generators.pdf).
     "pdf_contents": "Contents",
     "pdf_online": "Online edition:",
     "pdf_provenance": "Every output produced by PyTorch {torch} ({build}, git {git}) on {device} · Python {python} · {date}",
@@ -89,7 +89,7 @@ EN = {
 }
 
 ZH = {
-    # GPU recordings (torchnotes.recorded): under needs-cuda cells, the provenance line, the report.
+    # GPU recordings (torchnotes.gpu): under needs-cuda cells, the provenance line, the report.
     "gpu": {
         "recorded": "录制于 {gpu}{count} · CUDA {cuda} · torch {torch} · {date}",
         "recorded_cpu": "录制于 CPU · torch {torch} · {date}",

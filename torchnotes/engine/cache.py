@@ -1,0 +1,313 @@
+"""Cache executed outputs by what changes execution, never by prose.
+
+The key hashes the code cells (comments stripped) with their options, the kernel, the engine's own source
+(kernel setup included) and the environment (allow-listed variables included). The entry also records the
+project files the page read and the packages it imported (and the fonts, when it drew text with matplotlib),
+and is served only while those are unchanged (torchnotes.engine.inputs). An entry is one JSON file written atomically
+and carrying a checksum of its own body, so a truncated or edited entry is detected and executed again, never
+served.
+"""
+
+from __future__ import annotations
+
+import ast
+import datetime
+import hashlib
+import json
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from torchnotes.engine.environment import Environment
+from torchnotes.engine.inputs import changes, snapshot
+from torchnotes.errors import CacheCorrupted
+from torchnotes.pages.read import code_fingerprint  # noqa: F401  (re-exported: the key's view of code)
+from torchnotes.storage import digest, write_atomically
+
+PACKAGE = Path(__file__).resolve().parents[1]  # torchnotes/
+START = "engine/scheduler.py"
+
+
+def engine_sources(package: Path = PACKAGE, start: str = START) -> list[str]:
+    """The modules whose code decides what a cached entry holds, derived, never kept by hand: the scheduler, every
+    module of this package it imports (directly or not, `from torchnotes.x import y` or relative), and every file
+    those modules name beside them (engine/kernel_setup.py, which the kernel runs from its path). A new module the
+    engine imports is in the key by being imported; the renderer and the generators are not, since they run on
+    every build, from the entry. Paths are relative to the package folder."""
+    package = Path(package)
+    todo, seen = [start], set()
+    while todo:
+        name = todo.pop()
+        if name in seen or not (package / name).is_file():
+            continue
+        seen.add(name)
+        here = Path(name).parent
+        tree = ast.parse((package / name).read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom):
+                todo += _imported(node, here, package.name)
+            elif isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value.endswith(".py"):
+                todo.append((here / node.value).as_posix())
+    return sorted(seen)
+
+
+def _imported(node: ast.ImportFrom, here: Path, top: str) -> list[str]:
+    """The files of this package an import may name: the module, and each name as a module of it."""
+    if node.level:
+        base = here.parts[: len(here.parts) - (node.level - 1)] if node.level > 1 else here.parts
+        parts = [*base, *(node.module.split(".") if node.module else [])]
+    elif node.module and node.module.split(".")[0] == top:
+        parts = node.module.split(".")[1:]
+    else:
+        return []
+    found = []
+    for module in [parts, *([*parts, alias.name] for alias in node.names)]:
+        path = "/".join(module)
+        found += [f"{path}.py", f"{path}/__init__.py"] if path else ["__init__.py"]
+    return found
+
+
+def engine_version(folder: Path = PACKAGE) -> str:
+    """A hash of the engine's own source: editing it re-executes pages without a manual version bump."""
+    running = hashlib.sha256()
+    for name in engine_sources(folder):
+        running.update(name.encode() + b"\0" + (Path(folder) / name).read_bytes() + b"\0")
+    return running.hexdigest()[:16]
+
+
+ENGINE_VERSION = engine_version()
+
+
+def full_source_hash(code_cells: list) -> str:
+    """The code with its comments: outputs that quote source (tracebacks, warnings) differ between translations."""
+    return _digest([cell.source for cell in code_cells])
+
+
+def key_parts(code_cells: list, kernel: str, env: Environment) -> dict[str, str]:
+    """Each part of the key on its own, so a miss can say which one changed."""
+    env_key = env.key()
+    variables = env_key.pop("variables", "{}")
+    env_key.pop("fonts", None)  # an input of the pages that draw text, not of every page (torchnotes.engine.inputs)
+    cells = [
+        {
+            "code": code_fingerprint(cell.source),
+            "tags": sorted(cell.metadata.get("tags", [])),
+            "raises": cell.metadata.get("raises"),
+            "match": cell.metadata.get("match"),
+        }
+        for cell in code_cells
+    ]
+    return {
+        "code": _digest(cells),
+        "kernel": kernel,
+        "engine": ENGINE_VERSION,
+        "environment": _digest(env_key),
+        "variables": variables,
+    }
+
+
+def key_from_parts(parts: dict[str, str]) -> str:
+    return _digest(parts)
+
+
+def cache_key(code_cells: list, kernel: str, env: Environment) -> str:
+    return key_from_parts(key_parts(code_cells, kernel, env))
+
+
+def variant_key(key: str, source_hash: str) -> str:
+    """Where a page keeps its own outputs when they quote its source and its comments differ from the twin's."""
+    return hashlib.sha256(f"{key}:{source_hash}".encode()).hexdigest()
+
+
+class Cache:
+    """A folder of `<key>.entry.json` files: {"sha256": ..., "body": {...}}.
+
+    The suffix keeps entries apart from what else travels with the folder (the execution report).
+    """
+
+    SUFFIX = ".entry.json"
+
+    def __init__(self, folder: Path | str):
+        self.folder = Path(folder)
+
+    def path(self, key: str) -> Path:
+        return self.folder / f"{key}{self.SUFFIX}"
+
+    def get(self, key: str) -> dict | None:
+        """The stored body, None on a miss; raises CacheCorrupted for an entry that does not check out."""
+        path = self.path(key)
+        try:
+            raw = path.read_bytes()
+        except FileNotFoundError:
+            return None
+        try:
+            entry = json.loads(raw)
+            body = entry["body"]
+            digest = entry["sha256"]
+        except (ValueError, KeyError, TypeError) as error:
+            raise CacheCorrupted(path, f"unreadable cache entry ({error.__class__.__name__})") from error
+        if _digest(body) != digest:
+            raise CacheCorrupted(path, "cache entry checksum does not match its content")
+        return body
+
+    def put(self, key: str, body: dict) -> None:
+        write_atomically(self.path(key), json.dumps({"sha256": _digest(body), "body": body}, ensure_ascii=False).encode())
+
+    def discard(self, key: str) -> None:
+        self.path(key).unlink(missing_ok=True)
+
+    def keys(self) -> set[str]:
+        found = self.folder.glob(f"*{self.SUFFIX}") if self.folder.exists() else []
+        return {p.name[: -len(self.SUFFIX)] for p in found}
+
+    def prune(self, keep: set[str]) -> list[str]:
+        """Remove every entry not in keep (and lock files of removed entries); returns the removed keys."""
+        removed = sorted(self.keys() - set(keep))
+        for key in removed:
+            self.discard(key)
+            (self.folder / ".locks" / f"{key}.lock").unlink(missing_ok=True)
+        return removed
+
+
+_digest = digest
+
+
+# ------------------------------------------------------------------------------------------------
+# The rules: when an entry holds for a page. The engine asks and schedules; it decides nothing here.
+
+@dataclass(frozen=True)
+class Hit:
+    key: str
+    body: dict
+    used: frozenset  # the entries this page reads (its key, and its own variant when outputs quote source)
+
+
+@dataclass(frozen=True)
+class Miss:
+    key: str
+    reason: str  # in words: what `execute --explain` prints
+
+
+class PageCache:
+    """Entries for one environment and kernel: `lookup(page)` and `store(page, execution)`.
+
+    packages: the versions of the environment's installed packages, for an environment other than this
+    interpreter's (a compared torch version); None looks them up in this interpreter, once per `begin()`.
+    """
+
+    def __init__(self, store: Cache, env: Environment, kernel: str, root: Path, *,
+                 packages: dict[str, str] | None = None, log=print):
+        self.store_ = store
+        self.env = env
+        self.kernel = kernel
+        self.root = Path(root)
+        self.packages = packages
+        self.log = log
+        self.begin()
+
+    @property
+    def folder(self) -> Path:
+        return self.store_.folder
+
+    def begin(self) -> None:
+        """A new build: package versions are looked up afresh (one installed between builds counts)."""
+        self.versions: dict[str, str | None] = {}
+
+    def key_parts(self, page) -> dict[str, str]:
+        return key_parts(page.code_cells, self.kernel, self.env)
+
+    def key(self, page) -> str:
+        return key_from_parts(self.key_parts(page))
+
+    def lookup(self, page, key: str | None = None) -> Hit | Miss:
+        key = key or self.key(page)
+        source = full_source_hash(page.code_cells)
+        body, used = self._read(key), {key}
+        if body is not None and body.get("quotes_source") and body.get("source") != source:
+            # Its outputs quote the twin's source lines (comments in another language): this page keeps its own.
+            used = {variant_key(key, source)}
+            body = self._read(variant_key(key, source))
+        if body is None:
+            return Miss(key, "no entry")
+        changed = changes(self.root, body.get("inputs"), self._known(), self.env.fonts)
+        if changed:
+            return Miss(key, "; ".join(changed))
+        if body.get("source") != source:
+            used.add(variant_key(key, source))
+        return Hit(key, body, frozenset(used))
+
+    def store(self, page, execution, key: str | None = None) -> tuple[dict, set[str]]:
+        """Keep a successful execution; returns the body and the entries written. Failures never come here."""
+        key = key or self.key(page)
+        source = full_source_hash(page.code_cells)
+        body = {
+            "outputs": execution.outputs,
+            "cell_seconds": execution.cell_seconds,
+            "seconds": execution.seconds,
+            "date": datetime.date.today().isoformat(),
+            "env": self.env.key(),
+            "key_parts": self.key_parts(page),
+            "source": source,
+            "quotes_source": quotes_source(execution.outputs),
+            "inputs": snapshot(self.root, execution.record, self.env.fonts),
+        }
+        main, written = self._read(key), set()
+        # The main entry is any page's whose outputs quote no source, else the first page's; twins with other
+        # comments keep theirs under a variant key.
+        if (main is None or main.get("source") == source or not body["quotes_source"]
+                or changes(self.root, main.get("inputs"), self._known(), self.env.fonts)):
+            self.store_.put(key, body)
+            written.add(key)
+        if body["quotes_source"]:
+            self.store_.put(variant_key(key, source), body)
+            written.add(variant_key(key, source))
+        return body, written
+
+    @staticmethod
+    def serves(body: dict, page) -> bool:
+        """Whether outputs stored for one page hold for its twin (same code, maybe other comments)."""
+        return not body["quotes_source"] or full_source_hash(page.code_cells) == body["source"]
+
+    def current_keys(self, pages) -> set[str]:
+        """The entries the given pages use now (their key, and their own variant for outputs that quote source)."""
+        keys = set()
+        for page in pages:
+            key = self.key(page)
+            keys |= {key, variant_key(key, full_source_hash(page.code_cells))}
+        return keys
+
+    def read(self, key: str) -> dict | None:
+        return self._read(key)
+
+    def _known(self) -> dict:
+        if self.packages is None:
+            return self.versions
+        return _Fixed(self.packages)
+
+    def _read(self, key: str) -> dict | None:
+        try:
+            return self.store_.get(key)
+        except CacheCorrupted as error:
+            self.log(f"warning: {error.message}")
+            self.store_.discard(key)
+            return None
+
+
+class _Fixed(dict):
+    """Package versions of another environment, recorded when it ran (names normalised as importlib.metadata
+    does): a name it lacks is not installed there."""
+
+    def __contains__(self, name) -> bool:
+        return True
+
+    def __getitem__(self, name):
+        return self.get(re.sub(r"[-_.]+", "_", name).lower())
+
+    def __setitem__(self, name, value) -> None:
+        pass
+
+
+def quotes_source(outputs: dict[str, list[dict]]) -> bool:
+    """Outputs that can show source lines: tracebacks, and stderr (warnings print the offending line)."""
+    return any(o.get("output_type") == "error" or (o.get("output_type") == "stream" and o.get("name") == "stderr")
+               for cell in outputs.values() for o in cell)

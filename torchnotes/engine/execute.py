@@ -1,0 +1,241 @@
+"""Run one page's code cells in a fresh kernel with nbclient; return a record instead of raising half-way."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import re
+import shutil
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import nbformat
+from jupyter_client.kernelspec import NoSuchKernel
+from nbclient import NotebookClient
+from nbclient.exceptions import CellExecutionError, CellTimeoutError, DeadKernelError
+from nbconvert.filters import strip_ansi
+from traitlets.config import Config
+
+from torchnotes.engine.environment import kernel_variables
+from torchnotes.engine.fonts import missing_glyphs
+from torchnotes.engine.inputs import RECORD_CELL, RecordMissing, parse_record
+from torchnotes.engine.locks import temp_folder
+from torchnotes.engine.outputs import PAGE_LIMIT, cap_cell, normalise, over_page_limit
+from torchnotes.engine.zygote import Zygote, ZygoteFailed
+from torchnotes.errors import (
+    BuildTimeout,
+    CellFailed,
+    CellTimeout,
+    ExpectedErrorMismatch,
+    ExpectedErrorMissing,
+    InputsUnrecorded,
+    KernelDied,
+    KernelStartFailed,
+    MissingModule,
+    NotebookError,
+    OutputTooLarge,
+    PageTimeout,
+)
+from torchnotes.pages.read import Page
+
+SETUP_FILE = Path(__file__).parent / "kernel_setup.py"
+
+
+@dataclass
+class Execution:
+    outputs: dict[str, list[dict]] = field(default_factory=dict)  # by cell id
+    cell_seconds: list[float] = field(default_factory=list)
+    seconds: float = 0.0
+    error: NotebookError | None = None
+    record: dict | None = None  # files and packages the kernel used (torchnotes.engine.inputs)
+
+
+@dataclass
+class Options:
+    kernel: str = "python3"
+    timeout: int = 300  # seconds per cell (a page's front matter may say otherwise)
+    memory_limit_mb: int = 0
+    cuda: bool = False
+    page_timeout: float = 900  # seconds for a whole page; 0: no limit
+    root: Path | None = None  # the project: files under it that a page reads are recorded
+    zygote: Zygote | None = None  # forks the kernels (torchnotes.engine.zygote); None: each kernel starts from scratch
+    extensions_dir: Path | None = None  # torch's JIT extension cache, kept with the execution cache
+    fonts: str = ""  # fonts.font_fingerprint: a kernel rescans matplotlib's fonts when it changes
+
+
+def kernel_env(options: Options) -> dict[str, str]:
+    """The environment every kernel of a build gets (and the zygote that forks them)."""
+    env = kernel_variables()
+    env.update({
+        "TORCHNOTES_MEMORY_LIMIT_MB": str(options.memory_limit_mb),
+        "TORCHNOTES_ROOT": str(Path(options.root or Path.cwd()).resolve()),
+        # The kernel asks to be killed when this process dies (kernel_setup.py).
+        "TORCHNOTES_BUILD_PID": str(os.getpid()),
+        "TORCHNOTES_FONTS": options.fonts,
+    })
+    if options.extensions_dir is not None:
+        # Compiled extensions (load_inline) outlive the kernel: one compile serves both languages and later
+        # builds. torch keys each on its name and sources; the folder is per torch build and Python.
+        env["TORCH_EXTENSIONS_DIR"] = str(Path(options.extensions_dir).resolve())
+    return env
+
+
+def runnable(cell, cuda: bool) -> bool:
+    tags = cell.metadata.get("tags", [])
+    return "skip-execution" not in tags and (cuda or "needs-cuda" not in tags)
+
+
+async def execute_page(page: Page, options: Options, display_path: str | None = None,
+                       deadline: float | None = None) -> Execution:
+    """deadline: time.monotonic() by which the whole build must be done (BuildTimeout past it)."""
+    run = _PageRun(page, options, display_path or str(page.path))
+    sockets = temp_folder()  # IPC sockets in a private folder: no TCP ports to collide on, no plaintext-TCP warning
+    result = Execution()
+    begin = time.perf_counter()
+    try:
+        result.error = await run.execute(run.client(sockets), deadline)
+    finally:
+        shutil.rmtree(sockets, ignore_errors=True)
+    result.seconds = round(time.perf_counter() - begin, 3)
+    result.cell_seconds = run.seconds
+    record_outputs = run.notebook.cells.pop().get("outputs", [])
+    result.outputs = {c.id: cap_cell(normalise([dict(o) for o in c.get("outputs", [])])) for c in run.notebook.cells}
+    if result.error is None:
+        result.error = run.check_outputs(result.outputs)
+    if result.error is None:
+        try:
+            result.record = parse_record([dict(o) for o in record_outputs])
+        except RecordMissing as error:
+            result.error = InputsUnrecorded(run.shown, str(error))
+    return result
+
+
+class _PageRun:
+    """One page in one kernel: the notebook nbclient runs, the clock of each cell, and what failed where."""
+
+    def __init__(self, page: Page, options: Options, shown: str):
+        self.page, self.options, self.shown = page, options, shown
+        self.cells, self.lines = page.code_cells, page.lines
+        kernelspec = {"name": options.kernel, "display_name": "Python 3", "language": "python"}
+        self.notebook = nbformat.v4.new_notebook(metadata={"kernelspec": kernelspec})
+        for cell in self.cells:
+            tags = list(cell.metadata.get("tags", []))
+            if not runnable(cell, options.cuda) and "skip-execution" not in tags:
+                tags.append("skip-execution")
+            self.notebook.cells.append(nbformat.v4.new_code_cell(cell.source, metadata={"tags": tags}, id=cell.id))
+        self.notebook.cells.append(nbformat.v4.new_code_cell(RECORD_CELL, id="torchnotes-record"))
+        self.current: int | None = None
+        self.started: dict[int, float] = {}
+        self.seconds = [0.0] * len(self.cells)
+
+    def on_start(self, cell, cell_index):
+        self.current = cell_index
+        self.started[cell_index] = time.perf_counter()
+
+    def on_complete(self, cell, cell_index, execute_reply=None):
+        if cell_index < len(self.seconds):
+            self.seconds[cell_index] = round(time.perf_counter() - self.started.get(cell_index, time.perf_counter()), 3)
+
+    def client(self, sockets: str) -> NotebookClient:
+        options = self.options
+        config = Config({"KernelManager": {"transport": "ipc", "ip": os.path.join(sockets, "kernel")}})
+        # nbclient shuts down only the kernels of managers it made itself: hand it the class, not an instance.
+        managers = {} if options.zygote is None else {"kernel_manager_class": options.zygote.kernel_manager_class}
+        return NotebookClient(
+            self.notebook, **managers, config=config, kernel_name=options.kernel,
+            timeout=self.page.timeout or options.timeout, allow_errors=False, record_timing=False,
+            resources={"metadata": {"path": str(self.page.path.parent.resolve())}},
+            extra_arguments=[f"--IPKernelApp.exec_files={[str(SETUP_FILE)]}", "--HistoryManager.enabled=False"],
+            # The clock runs from the execute request to its reply: on_cell_complete fires before the cell has run.
+            on_cell_execute=self.on_start, on_cell_executed=self.on_complete,
+        )
+
+    def fail(self, kind, reason, details=""):
+        index = self.current
+        cell = None if index is None or index >= len(self.cells) else index + 1
+        line = self.lines[index] if cell is not None and index < len(self.lines) else None
+        return kind(self.shown, reason, cell=cell, line=line, details=details)
+
+    async def execute(self, client: NotebookClient, deadline: float | None) -> NotebookError | None:
+        options = self.options
+        limit, build_limited = options.page_timeout or None, False
+        if deadline is not None:
+            left = max(deadline - time.monotonic(), 0.001)
+            if limit is None or left < limit:
+                limit, build_limited = left, True
+        begin = time.perf_counter()
+        try:
+            await _within(client.async_execute(env=kernel_env(options)), limit)
+        except CellTimeoutError:
+            return self.fail(CellTimeout, f"cell did not finish within {self.page.timeout or options.timeout} s")
+        except DeadKernelError as error:
+            return self.fail(KernelDied, f"the kernel died while running this cell ({error})")
+        except CellExecutionError as error:
+            # A package the page imports is not installed: the fix is in requirements.txt, not in the cell's tags.
+            kind = MissingModule if error.ename == "ModuleNotFoundError" else CellFailed
+            return self.fail(kind, f"{error.ename}: {strip_ansi(error.evalue)}", _tail(error.traceback))
+        except (TimeoutError, asyncio.TimeoutError):
+            spent = time.perf_counter() - begin
+            if build_limited:
+                return self.fail(BuildTimeout, f"the build's time limit ran out while this page ran ({spent:.0f} s)")
+            return self.fail(PageTimeout, f"page did not finish within {options.page_timeout:g} s "
+                                          f"(stopped in code cell {(self.current or 0) + 1})")
+        except (NoSuchKernel, ZygoteFailed, RuntimeError) as error:
+            if self.current is not None:
+                raise
+            return KernelStartFailed(self.shown, f"kernel '{options.kernel}' did not start: "
+                                                 f"{error.__class__.__name__}: {error}")
+        return None
+
+    def check_outputs(self, outputs: dict) -> NotebookError | None:
+        """What the cells printed, checked: expected errors, missing glyphs, the page's size limit."""
+        error = _check_expected_errors(self.shown, self.cells, outputs, self.lines, self.options.cuda)
+        error = error or missing_glyphs(self.shown, self.cells, outputs, self.lines)
+        if error is None:
+            over = over_page_limit([outputs[cell.id] for cell in self.cells])
+            if over is not None:
+                index, total = over
+                error = OutputTooLarge(
+                    self.shown, f"the page's outputs reach {total:,} bytes at this cell, over the limit of {PAGE_LIMIT:,}",
+                    cell=index + 1, line=self.lines[index] if index < len(self.lines) else None)
+        return error
+
+
+async def _within(coroutine, limit: float | None):
+    """Like asyncio.wait_for, but the error is always TimeoutError: nbclient turns a cancelled cell into
+    DeadKernelError, which would blame the kernel for the page's time limit."""
+    task = asyncio.ensure_future(coroutine)
+    done, _ = await asyncio.wait({task}, timeout=limit)
+    if done:
+        return task.result()
+    task.cancel()
+    await asyncio.wait({task})  # nbclient shuts the kernel down on the way out
+    if not task.cancelled():
+        task.exception()  # retrieved, so asyncio does not log it: the time limit is the error reported
+    raise TimeoutError
+
+
+def _check_expected_errors(shown, cells, outputs, lines, cuda) -> NotebookError | None:
+    for index, cell in enumerate(cells):
+        outs = outputs.get(cell.id, [])
+        tags = cell.metadata.get("tags", [])
+        if "raises-exception" not in tags or not runnable(cell, cuda):
+            continue
+        where = {"cell": index + 1, "line": lines[index] if index < len(lines) else None}
+        want = cell.metadata["raises"]
+        errors = [o for o in outs if o.get("output_type") == "error"]
+        if not errors:
+            return ExpectedErrorMissing(shown, f"expected {want}, but the cell raised nothing", **where)
+        got = errors[0]
+        if got["ename"].rsplit(".", 1)[-1] != want:
+            return ExpectedErrorMismatch(shown, f"expected {want}, got {got['ename']}: {strip_ansi(got['evalue'])}", **where)
+        pattern = cell.metadata.get("match")
+        if pattern and not re.search(pattern, strip_ansi(got["evalue"])):
+            return ExpectedErrorMismatch(shown, f"{want} message does not match {pattern!r}: {strip_ansi(got['evalue'])}", **where)
+    return None
+
+
+def _tail(traceback: str, lines: int = 25) -> str:
+    text = strip_ansi(traceback).rstrip().splitlines()
+    return "\n".join(text[-lines:])

@@ -1,0 +1,276 @@
+"""Execute many pages: cache look-up, one kernel per distinct key, in parallel, with a progress line each."""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import os
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import replace
+from pathlib import Path
+
+from torchnotes.engine.cache import Cache, Hit, Miss, PageCache, quotes_source  # noqa: F401  (quotes_source: re-exported)
+from torchnotes.engine.environment import Environment
+from torchnotes.engine.execute import Options, execute_page, kernel_env
+from torchnotes.engine.locks import clean_leftovers, entry_lock
+from torchnotes.engine.results import PageResult, Report
+from torchnotes.engine.zygote import Zygote, ZygoteFailed
+from torchnotes.errors import BuildTimeout, NotebookError, NotExecuted
+from torchnotes.pages.read import Page, keep_parsed_in, read_page
+
+
+class Engine:
+    """Schedules pages: which to execute, how many at once, in what order, and what it reports.
+
+    Whether an entry holds is the cache's business (cache.PageCache.lookup / store). Modes: "auto" executes
+    on a miss, "force" always executes, "off" never executes (cache only).
+    """
+
+    def __init__(self, cache: Cache, env: Environment, *, root: Path | None = None, jobs: int | None = None,
+                 timeout: int = 300, kernel: str = "python3", memory_limit_mb: int = 0, mode: str = "auto",
+                 page_timeout: float = 900, build_timeout: float = 0, fork: bool = True,
+                 packages: dict[str, str] | None = None, python: str = sys.executable,
+                 log: Callable[[str], None] = print):
+        if mode not in ("auto", "force", "off"):
+            raise ValueError(f"execution mode must be auto, force or off, not {mode!r}")
+        self.cache = cache
+        self.env = env
+        keep_parsed_in(cache.folder / "parsed")
+        self.root = Path(root or Path.cwd()).resolve()
+        self.entries = PageCache(cache, env, kernel, self.root, packages=packages, log=log)
+        self.jobs = jobs or os.cpu_count() or 1
+        extensions = cache.folder / "extensions" / f"torch-{env.torch}-py{env.python}"
+        self.options = Options(kernel=kernel, timeout=timeout, memory_limit_mb=memory_limit_mb, cuda=env.cuda,
+                               page_timeout=page_timeout, root=self.root, extensions_dir=extensions,
+                               fonts=env.fonts)
+        self.build_timeout = build_timeout
+        self.fork = fork  # kernels forked from a zygote that has imported torch (torchnotes.engine.zygote)
+        self.python = python  # the kernels' interpreter: the zygote is started with it
+        self.mode = mode
+        self.log = log
+
+    @classmethod
+    def from_settings(cls, settings, env: Environment, **overrides) -> Engine:
+        """The one way to build the site's engine: mkdocs.yml's options (torchnotes.settings), then overrides."""
+        options = dict(root=settings.root, jobs=settings.jobs or None, timeout=settings.timeout,
+                       kernel=settings.kernel, memory_limit_mb=settings.memory_limit_mb, mode=settings.execute)
+        options.update(overrides)
+        return cls(Cache(settings.path("cache_dir")), env, **options)
+
+    def shown(self, path: Path) -> str:
+        path = Path(path).resolve()
+        return str(path.relative_to(self.root)) if path.is_relative_to(self.root) else str(path)
+
+    def key(self, page: Page) -> str:
+        return self.entries.key(page)
+
+    def key_parts(self, page: Page) -> dict[str, str]:
+        return self.entries.key_parts(page)
+
+    def lookup(self, page: Page) -> Hit | Miss:
+        if self.mode == "force":
+            return Miss(self.key(page), "--force executes every page")
+        return self.entries.lookup(page)
+
+    def run(self, paths: list[Path]) -> Report:
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:
+            return asyncio.run(self.run_async(paths))
+        # Called from inside a running event loop (a notebook, Playwright's sync API): run on a thread of its own.
+        with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
+            return pool.submit(asyncio.run, self.run_async(paths)).result()
+
+    async def run_async(self, paths: list[Path]) -> Report:
+        build = _Build(self, paths)
+        self.entries.begin()
+        for leftover in clean_leftovers():
+            self.log(f"removed {leftover}, left by a build that was killed")
+        todo = build.read()
+        if build.unreadable():
+            # A broken page stops the build before any kernel starts: its error comes first, not last.
+            build.skip_all("the build stopped at a page that cannot be read")
+            return build.finish()
+        pending = build.serve(todo)
+        if self.mode == "off":
+            # Publishing from merged shard caches: a page the cache cannot serve is an error, never a run.
+            build.not_executed(pending)
+            return build.finish()
+        zygote = self._start_zygote() if pending else None
+        options = self.options if zygote is None else replace(self.options, zygote=zygote)
+        try:
+            await asyncio.gather(*(build.execute(key, group, options) for key, group in pending))
+        finally:
+            if zygote is not None:
+                zygote.close()
+        return build.finish()
+
+    def _start_zygote(self) -> Zygote | None:
+        """One zygote per build, when this interpreter's ipykernel is the kernel (TORCHNOTES_FORK=0: never)."""
+        if os.environ.get("TORCHNOTES_FORK", "1") == "0" or not self.fork:
+            return None
+        try:
+            return Zygote(kernel_env(self.options), python=self.python)
+        except ZygoteFailed as error:
+            self.log(f"kernels start from scratch: {error}")
+            return None
+
+
+Group = list[tuple[str, Page]]
+
+
+class _Build:
+    """One run of the engine over some pages: their results, the progress lines, the kernels started."""
+
+    def __init__(self, engine: Engine, paths: list[Path]):
+        self.engine = engine
+        self.paths = paths
+        self.results: dict[str, PageResult] = {}
+        self.used: set[str] = set()
+        self.kernels = 0
+        self.done = 0
+        self.begin = time.perf_counter()
+        self.deadline = time.monotonic() + engine.build_timeout if engine.build_timeout else None
+        self.limit = asyncio.Semaphore(engine.jobs)
+
+    def read(self) -> dict[str, Group]:
+        """Parse every page; pages with the same key (the same code in both languages) share one group."""
+        todo: dict[str, Group] = {}
+        for path in self.paths:
+            shown = self.engine.shown(path)
+            try:
+                page = read_page(path)
+            except NotebookError as error:
+                self.results[shown] = PageResult(shown, "failed", error=error)
+                continue
+            if not page.code_cells:
+                self.results[shown] = PageResult(shown, "static", source=page)
+                continue
+            key = self.engine.key(page)
+            self.results[shown] = PageResult(shown, "cached", key=key, source=page)
+            todo.setdefault(key, []).append((shown, page))
+        return todo
+
+    def unreadable(self) -> bool:
+        return any(r.status == "failed" for r in self.results.values())
+
+    def skip_all(self, why: str) -> None:
+        for result in self.results.values():
+            if result.status != "failed":
+                result.status, result.note = "skipped", why
+            self.report(result)
+
+    def serve(self, todo: dict[str, Group]) -> list[tuple[str, Group]]:
+        """Fill every page the cache holds; returns the groups left to execute."""
+        for result in self.results.values():
+            if result.status == "static":
+                self.report(result)
+        pending = []
+        for key, group in todo.items():
+            left = [(shown, page) for shown, page in group if not self.served(shown, page)]
+            if left:
+                pending.append((key, left))
+        return pending
+
+    def served(self, shown: str, page: Page, quiet: bool = True) -> bool:
+        found = self.engine.lookup(page)
+        result = self.results[shown]
+        if isinstance(found, Miss):
+            result.note = found.reason if self.engine.mode != "force" else ""
+            return False
+        _fill(result, found.body, "cached")
+        result.note = ""
+        self.used |= found.used
+        if not quiet:
+            self.engine.log(f"reused {shown}: another build executed it meanwhile")
+        self.report(result)
+        return True
+
+    def not_executed(self, pending: list[tuple[str, Group]]) -> None:
+        for _, group in pending:
+            for shown, _page in group:
+                result = self.results[shown]
+                result.status, result.error = "failed", NotExecuted(
+                    shown, f"execution is off and the cache cannot serve this page ({result.note or 'no entry'})")
+                self.report(result)
+
+    async def execute(self, key: str, group: Group, options: Options) -> None:
+        engine = self.engine
+        async with entry_lock(engine.cache.folder, key):
+            # Another build may have written the entry while this one waited for the lock.
+            if engine.mode != "force":
+                group = [(s, p) for s, p in group if not self.served(s, p, quiet=False)]
+            while group:
+                first, page = group[0]
+                if self.deadline is not None and time.monotonic() >= self.deadline:
+                    limit = engine.build_timeout
+                    self.failed(group, BuildTimeout(first, f"not started: the build passed its limit of {limit:g} s"))
+                    return
+                async with self.limit:
+                    execution = await execute_page(page, options, first, deadline=self.deadline)
+                self.kernels += 1
+                if execution.error is not None:
+                    self.failed(group, execution.error, execution.outputs)
+                    return
+                body, written = engine.entries.store(page, execution, key)
+                self.used |= written
+                # Same code in another language: one kernel, the other page reads the stored result, unless
+                # its outputs quote source lines and the twin's comments differ.
+                served = {s for s, p in group if s == first or PageCache.serves(body, p)}
+                for shown, _ in group:
+                    if shown in served:
+                        _fill(self.results[shown], body, "run" if shown == first else "cached")
+                        self.report(self.results[shown])
+                group = [(s, p) for s, p in group if s not in served]
+
+    def failed(self, group: Group, error: NotebookError, outputs: dict | None = None) -> None:
+        """outputs: what the cells printed up to the failure (a compared release keeps them as its result)."""
+        names = [shown for shown, _ in group]
+        for shown, page in group:
+            result = self.results[shown]
+            result.status, result.seconds, result.outputs = "failed", 0.0, outputs or {}
+            result.error = _relocated(error, shown, page, [n for n in names if n != shown])
+            self.report(result)
+
+    def report(self, result: PageResult) -> None:
+        self.done += 1
+        state = result.status + (f" ({result.note})" if result.note else "")
+        self.engine.log(f"[{self.done}/{len(self.paths)}] {result.page}  {result.seconds:.1f} s  {state}")
+
+    def finish(self) -> Report:
+        ordered = [self.results[self.engine.shown(p)] for p in self.paths]
+        return Report(self.engine.env, ordered, round(time.perf_counter() - self.begin, 3), kernels=self.kernels,
+                      used_keys=self.used)
+
+
+def _fill(result: PageResult, body: dict, status: str) -> None:
+    result.status = status
+    result.outputs = body["outputs"]
+    result.cell_seconds = body["cell_seconds"]
+    result.seconds = body["seconds"] if status == "run" else 0.0
+    result.run_seconds = body["seconds"]
+    result.date = body["date"]
+
+
+def _relocated(error: NotebookError, shown: str, page: Page, twins: list[str]) -> NotebookError:
+    """The same failure, named against this page (its own file and fence line), naming the pages that share the code."""
+    line = page.lines[error.cell - 1] if error.cell is not None and error.cell - 1 < len(page.lines) else error.line
+    reason = error.reason
+    if twins:
+        reason += f" (the same code as {', '.join(twins)})"
+    return type(error)(shown, reason, cell=error.cell, line=line, hint=error.hint, details=error.details)
+
+
+def current_keys(engine: Engine, paths: list[Path]) -> set[str]:
+    """The entries the given pages use now (their key, and their own variant for outputs that quote source)."""
+    pages = []
+    for path in paths:
+        try:
+            page = read_page(path)
+        except NotebookError:
+            continue
+        if page.code_cells:
+            pages.append(page)
+    return engine.entries.current_keys(pages)

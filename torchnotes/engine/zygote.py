@@ -1,0 +1,224 @@
+"""Fresh kernels without the start-up tax: a zygote process imports torch once and forks a kernel per page.
+
+Every page still runs in a process of its own, started for it and discarded after it: a fork of a process
+that has imported numpy, torch and IPython and done nothing else (no thread pool started, no seed drawn,
+no cell run). The child then starts ipykernel exactly as `python -m ipykernel_launcher` would, in the page's
+folder, with the kernel's environment; kernel_setup.py seeds everything before the first cell as before.
+
+Two halves:
+- run as `python -m torchnotes.engine.zygote`, the server: reads one JSON request per line on stdin
+  ({"argv": [...], "env": {...}, "cwd": "..."}), forks, answers {"pid": N} on stdout;
+- imported by the engine: Zygote (start, fork, close) and ForkedKernelManager, a jupyter_client kernel
+  manager whose kernels come from the zygote. Kernels whose command is not this interpreter's
+  ipykernel (another kernelspec) are launched as usual.
+The zygote dies with the build (parent-death signal), and its kernels with it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+from jupyter_client.manager import AsyncKernelManager
+from jupyter_client.provisioning import LocalProvisioner
+
+# The modules every kernel imports anyway (kernel_setup.py imports numpy and torch; ipykernel imports IPython).
+PRELOAD = ("numpy", "torch", "IPython", "ipykernel.kernelapp")
+
+
+class ZygoteFailed(RuntimeError):
+    pass
+
+
+class Zygote:
+    """The engine's handle on one zygote process: fork() gives a kernel process running `argv`."""
+
+    def __init__(self, env: dict[str, str], python: str = sys.executable):
+        # The zygote's environment is the kernels' environment: OMP_NUM_THREADS and friends are read once,
+        # when torch's libraries load, which happens in the zygote.
+        self.process = subprocess.Popen(
+            [python, "-m", "torchnotes.engine.zygote"], env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+            text=True, start_new_session=True)
+        self.python = python
+        self._lock = threading.Lock()
+        # What nbclient instantiates for each page: a kernel manager bound to this zygote.
+        self.kernel_manager_class = type("ZygoteKernelManager", (ForkedKernelManager,), {"zygote": self})
+        ready = self.process.stdout.readline()
+        if json.loads(ready or "{}").get("ready") is not True:
+            self.close()
+            raise ZygoteFailed(f"the zygote did not start (exit {self.process.poll()})")
+
+    def fork(self, argv: list[str], env: dict[str, str], cwd: str) -> ForkedProcess:
+        with self._lock:
+            if self.process.poll() is not None:
+                raise ZygoteFailed(f"the zygote has exited ({self.process.returncode})")
+            self.process.stdin.write(json.dumps({"argv": argv, "env": env, "cwd": cwd}) + "\n")
+            self.process.stdin.flush()
+            answer = json.loads(self.process.stdout.readline() or "{}")
+        if "pid" not in answer:
+            raise ZygoteFailed(f"the zygote could not fork a kernel: {answer.get('error', 'no answer')}")
+        return ForkedProcess(answer["pid"])
+
+    def close(self) -> None:
+        if self.process.poll() is None:
+            self.process.kill()
+        self.process.wait()
+        for stream in (self.process.stdin, self.process.stdout):
+            stream.close()
+
+
+class ForkedProcess:
+    """Popen's interface for a kernel that is the zygote's child, not ours: the zygote reaps it, so a dead
+    kernel is one whose pid is gone."""
+
+    stdin = stdout = stderr = None
+
+    def __init__(self, pid: int):
+        self.pid = pid
+        self.returncode: int | None = None
+
+    def poll(self) -> int | None:
+        if self.returncode is None:
+            try:
+                os.kill(self.pid, 0)
+            except ProcessLookupError:
+                self.returncode = -signal.SIGKILL  # the real status went to the zygote
+        return self.returncode
+
+    def wait(self, timeout: float | None = None) -> int | None:
+        return self.poll()
+
+    def send_signal(self, signum: int) -> None:
+        if self.poll() is None:
+            os.kill(self.pid, signum)
+
+    def kill(self) -> None:
+        self.send_signal(signal.SIGKILL)
+
+    def terminate(self) -> None:
+        self.send_signal(signal.SIGTERM)
+
+
+def _is_our_ipykernel(cmd: list[str], python: str) -> bool:
+    """The kernel is the zygote's interpreter's ipykernel. Compared by the folder of the command, not its real path:
+    every virtual environment of one Python resolves to the same binary, yet each has its own torch."""
+    return (len(cmd) >= 3 and cmd[1:3] == ["-m", "ipykernel_launcher"]
+            and Path(os.path.abspath(cmd[0])).parent == Path(os.path.abspath(python)).parent)
+
+
+class ForkedProvisioner(LocalProvisioner):
+    zygote: Zygote | None = None
+
+    async def launch_kernel(self, cmd: list[str], **kwargs):
+        if self.zygote is None or not _is_our_ipykernel(cmd, self.zygote.python):
+            return await super().launch_kernel(cmd, **kwargs)
+        cwd = str(kwargs.get("cwd") or Path.cwd())
+        self.process = self.zygote.fork(cmd[3:], dict(kwargs.get("env") or os.environ), cwd)
+        self.pid = self.pgid = self.process.pid  # the child leads a process group of its own
+        self.cwd = cwd
+        return self.connection_info
+
+
+class ForkedKernelManager(AsyncKernelManager):
+    """A kernel manager whose provisioner forks kernels from `zygote` (Zygote.kernel_manager_class sets it)."""
+
+    zygote: Zygote | None = None
+
+    async def _async_launch_kernel(self, kernel_cmd: list[str], **kw) -> None:
+        local = self.provisioner
+        forked = ForkedProvisioner(kernel_id=local.kernel_id, kernel_spec=local.kernel_spec, parent=self)
+        forked.connection_info = local.connection_info
+        forked.ports_cached = local.ports_cached
+        forked.zygote = self.zygote
+        self.provisioner = forked
+        await super()._async_launch_kernel(kernel_cmd, **kw)
+
+    _launch_kernel = _async_launch_kernel
+
+
+# --- the server ---------------------------------------------------------------------------------------------
+
+def _die_with_parent() -> None:
+    if sys.platform.startswith("linux"):
+        import ctypes
+
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+
+
+def _reap(*_) -> None:
+    while True:
+        try:
+            pid, _status = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return
+        if pid == 0:
+            return
+
+
+def _child(request: dict, answer_fd: int) -> None:
+    """In the forked child: become the kernel. Never returns."""
+    code = 1
+    try:
+        signal.signal(signal.SIGCHLD, signal.SIG_DFL)  # the kernel waits for its own subprocesses
+        os.setpgid(0, 0)
+        os.close(answer_fd)
+        devnull = os.open(os.devnull, os.O_RDONLY)
+        os.dup2(devnull, 0)
+        os.dup2(2, 1)  # the zygote's stdout is its answer pipe; kernel chatter goes where a kernel's would
+        os.environ.clear()
+        os.environ.update(request["env"])
+        # The kernel's parent is the zygote: ipykernel's parent poll and kernel_setup's parent-death signal
+        # watch it, and the zygote dies with the build.
+        os.environ["JPY_PARENT_PID"] = os.environ["TORCHNOTES_BUILD_PID"] = str(os.getppid())
+        os.chdir(request["cwd"])
+        # IPKernelApp read JPY_PARENT_PID when the zygote imported it: name the parent on the command line.
+        sys.argv = ["ipykernel_launcher", *request["argv"], f"--IPKernelApp.parent_handle={os.getppid()}"]
+        if sys.path and sys.path[0] in ("", os.getcwd()):
+            del sys.path[0]  # as ipykernel_launcher does
+        from ipykernel import kernelapp
+
+        kernelapp.launch_new_instance()
+        code = 0
+    except SystemExit as stop:
+        code = stop.code if isinstance(stop.code, int) else 1
+    finally:
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(code)
+
+
+def serve() -> None:
+    _die_with_parent()
+    import importlib
+
+    for name in PRELOAD:
+        importlib.import_module(name)
+    signal.signal(signal.SIGCHLD, _reap)
+    out = sys.stdout
+    out.write(json.dumps({"ready": True}) + "\n")
+    out.flush()
+    for line in sys.stdin:
+        try:
+            request = json.loads(line)
+            pid = os.fork()
+        except (ValueError, OSError) as error:
+            out.write(json.dumps({"error": f"{error.__class__.__name__}: {error}"}) + "\n")
+            out.flush()
+            continue
+        if pid == 0:
+            _child(request, out.fileno())
+        try:
+            os.setpgid(pid, pid)  # also done by the child: whichever runs first, the group exists before we answer
+        except (ProcessLookupError, PermissionError):
+            pass
+        out.write(json.dumps({"pid": pid}) + "\n")
+        out.flush()
+
+
+if __name__ == "__main__":
+    serve()

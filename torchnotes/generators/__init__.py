@@ -1,0 +1,1 @@
+"""The generators that build the published tree: MkDocs (+ Material), Zensical, the offline copy, the PDF books."""

@@ -1,0 +1,102 @@
+"""Build the offline copy and zip it, one zip per language: python -m torchnotes.generators.offline [--out site/offline].
+
+Each zip holds the whole site, both languages, so that the language menu works from disk, and opens in its own
+language: pytorch-notes-zh.zip unpacks to pytorch-notes-zh/, whose index.html leads to the Chinese home page
+(site/zh/index.html) and the English one's to site/index.html.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import time
+import zipfile
+from html import escape
+from pathlib import Path
+
+from torchnotes.generators.offline import tree
+from torchnotes.settings import load as load_settings
+
+ROOT = Path(__file__).resolve().parents[3]
+NAME = "pytorch-notes"
+FIXED_TIME = (1980, 1, 1, 0, 0, 0)  # every entry's date: the same site gives the same zip
+
+
+class BuildFailed(tree.OfflineError):
+    """mkdocs build of mkdocs.offline.yml failed; its log names the page and the reason."""
+
+
+def build(site: Path, config: Path) -> None:
+    done = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "-f", str(config), "-d", str(site)],
+                          cwd=ROOT, env=dict(os.environ, NO_MKDOCS_2_WARNING="1"), capture_output=True, text=True)
+    if done.returncode != 0:
+        errors = [line for line in done.stderr.splitlines() if line.startswith(("ERROR", "WARNING"))]
+        raise BuildFailed(f"mkdocs build -f {config} failed ({done.returncode}):\n"
+                          + "\n".join(errors or done.stderr.splitlines()[-20:]))
+
+
+def entry_page(lang: str, langs: list[str]) -> str:
+    return "site/index.html" if lang == langs[0] else f"site/{lang}/index.html"
+
+
+def stub(lang: str, target: str, title: str) -> str:
+    """The zip's index.html: straight on to this language's home page."""
+    return (f'<!doctype html>\n<html lang="{lang}">\n<meta charset="utf-8">\n<title>{escape(title)}</title>\n'
+            f'<meta http-equiv="refresh" content="0; url={target}">\n'
+            f'<p><a href="{target}">{escape(title)}</a></p>\n</html>\n')
+
+
+def home_title(site: Path, home: str) -> str:
+    """The home page's <title> ("PyTorch 笔记"), for the stub."""
+    text = (site / home.removeprefix("site/")).read_text(encoding="utf-8")
+    start, end = text.find("<title>"), text.find("</title>")
+    # Material writes "<page> - <site name>": the site name
+    return text[start + len("<title>"):end].rsplit(" - ", 1)[-1] if 0 <= start < end else NAME
+
+
+def write_zip(site: Path, lang: str, langs: list[str], out: Path) -> Path:
+    """out/pytorch-notes-<lang>.zip: pytorch-notes-<lang>/index.html (the stub) and pytorch-notes-<lang>/site/."""
+    home = entry_page(lang, langs)
+    top = f"{NAME}-{lang}"
+    target = out / f"{top}.zip"
+    out.mkdir(parents=True, exist_ok=True)
+    with zipfile.ZipFile(target, "w", zipfile.ZIP_DEFLATED, compresslevel=9) as archive:
+        archive.writestr(zipfile.ZipInfo(f"{top}/index.html", FIXED_TIME),
+                         stub(lang, home, home_title(site, home)), zipfile.ZIP_DEFLATED)
+        for path in sorted(p for p in site.rglob("*") if p.is_file()):
+            info = zipfile.ZipInfo(f"{top}/site/{path.relative_to(site).as_posix()}", FIXED_TIME)
+            info.external_attr = 0o644 << 16
+            archive.writestr(info, path.read_bytes(), zipfile.ZIP_DEFLATED)
+    return target
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m torchnotes.generators.offline", description=__doc__)
+    parser.add_argument("--config", type=Path, default=ROOT / "mkdocs.offline.yml")
+    parser.add_argument("--site", type=Path, default=ROOT / "build" / "offline-site",
+                        help="where the offline site is built (emptied first)")
+    parser.add_argument("--out", type=Path, default=ROOT / "site" / "offline", help="where the zips go")
+    parser.add_argument("--langs", nargs="+", help="the default language first (default: mkdocs.yml's torchnotes languages)")
+    parser.add_argument("--no-build", action="store_true", help="check and zip the tree already in --site")
+    args = parser.parse_args(argv)
+    langs = args.langs or list(load_settings(ROOT / "mkdocs.yml").languages)
+    started = time.perf_counter()
+    try:
+        if not args.no_build:
+            build(args.site, args.config)
+        checked = tree.check(args.site)
+        zips = [write_zip(args.site, lang, langs, args.out) for lang in langs]
+    except tree.OfflineError as error:
+        print(f"offline: {error}", file=sys.stderr)
+        return 1
+    print(f"offline: {checked} links and assets of {args.site} open from disk")
+    for path in zips:
+        print(f"offline: wrote {path} ({path.stat().st_size / 2**20:.1f} MiB)")
+    print(f"offline: built and zipped in {time.perf_counter() - started:.1f} s")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

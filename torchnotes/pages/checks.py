@@ -1,0 +1,149 @@
+"""Site-wide checks: every page in every language, and every page in sync with its paired notebook."""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+
+import jupytext
+import nbformat
+
+from torchnotes.errors import MissingTranslation, NotebookError, PairOutOfSync, UntranslatedPage
+from torchnotes.pages.read import parse_markdown, remembered
+
+# Written into the non-English twin of an imported page (scripts/import_tutorial.py) until it is translated.
+TRANSLATE_MARKER = "<!-- torchnotes: to translate -->"
+
+KERNELSPEC = {"name": "python3", "display_name": "Python 3", "language": "python"}
+
+
+def page_paths(docs_dir: Path, lang: str) -> list[Path]:
+    return sorted((Path(docs_dir) / lang).rglob("*.md"))
+
+
+def check_translations(docs_dir: Path, langs: list[str]) -> list[MissingTranslation]:
+    docs_dir = Path(docs_dir)
+    have = {lang: {p.relative_to(docs_dir / lang) for p in page_paths(docs_dir, lang)} for lang in langs}
+    everything = set().union(*have.values())
+    errors = []
+    for rel in sorted(everything):
+        for lang in langs:
+            if rel not in have[lang]:
+                present = next(lang_ for lang_ in langs if rel in have[lang_])
+                errors.append(MissingTranslation(
+                    docs_dir / lang / rel,
+                    f"missing: the page exists in '{present}' ({docs_dir / present / rel}) but not in '{lang}'",
+                ))
+    return errors
+
+
+def check_untranslated(docs_dir: Path, langs: list[str]) -> list[UntranslatedPage]:
+    """Pages outside the first (source) language that still carry the "to translate" marker."""
+    errors = []
+    for lang in langs[1:]:
+        for page in page_paths(docs_dir, lang):
+            lines = page.read_text(encoding="utf-8").splitlines()
+            for number, line in enumerate(lines, 1):
+                if line.strip() == TRANSLATE_MARKER:
+                    errors.append(UntranslatedPage(page, "not translated yet: the page carries the "
+                                                         f"'{TRANSLATE_MARKER}' marker", line=number))
+    return errors
+
+
+def paired_notebook(page: Path, docs_dir: Path, notebooks_dir: Path) -> Path:
+    return Path(notebooks_dir) / Path(page).relative_to(docs_dir).with_suffix(".ipynb")
+
+
+def notebook_for(page: Path) -> nbformat.NotebookNode | None:
+    """The paired notebook as committed, or None for a page without code (the report): nothing to pair."""
+    notebook = parse_markdown(Path(page).read_text(encoding="utf-8"), page)
+    if not any(c.cell_type == "code" for c in notebook.cells):
+        return None
+    return as_paired(notebook)
+
+
+def as_paired(notebook: nbformat.NotebookNode) -> nbformat.NotebookNode:
+    """A copy of a parsed page as a plain notebook: a kernelspec so Colab picks Python, jupytext's
+    bookkeeping dropped, the front matter kept in metadata so jupytext can pair it back."""
+    notebook = copy.deepcopy(notebook)
+    notebook.metadata["kernelspec"] = dict(KERNELSPEC)
+    notebook.metadata["language_info"] = {"name": "python"}
+    jt = notebook.metadata.setdefault("jupytext", {})
+    for key in ("cell_metadata_filter", "notebook_metadata_filter", "main_language", "text_representation"):
+        jt.pop(key, None)
+    return notebook
+
+
+def notebook_text(notebook: nbformat.NotebookNode) -> str:
+    """The notebook as .ipynb text; nbformat validates it on the way, once per content (remembered)."""
+    made_from = json.dumps(notebook, sort_keys=True, ensure_ascii=False)
+    return remembered("ipynb", made_from, lambda: {"text": jupytext.writes(notebook, fmt="ipynb")})["text"]
+
+
+def _shape(notebook: nbformat.NotebookNode) -> list[tuple]:
+    return [(c.cell_type, c.source, sorted((c.metadata or {}).items()), len(c.get("outputs", [])))
+            for c in notebook.cells]
+
+
+def check_pairs(docs_dir: Path, notebooks_dir: Path, langs: list[str]) -> list[NotebookError]:
+    errors: list[NotebookError] = []
+    for lang in langs:
+        for page in page_paths(docs_dir, lang):
+            paired = paired_notebook(page, docs_dir, notebooks_dir)
+            try:
+                expected = notebook_for(page)
+            except NotebookError as error:
+                errors.append(error)
+                continue
+            if expected is None:
+                if paired.exists():
+                    errors.append(PairOutOfSync(paired, f"notebook of a page without code ({page}): remove it"))
+                continue
+            if not paired.exists():
+                errors.append(PairOutOfSync(page, f"no paired notebook {paired}"))
+                continue
+            try:
+                committed = nbformat.reads(paired.read_text(encoding="utf-8"), as_version=4)
+            except (ValueError, nbformat.reader.NotJSONError) as error:
+                errors.append(PairOutOfSync(page, f"paired notebook {paired} is not a valid notebook: {error}"))
+                continue
+            if any(c.get("outputs") for c in committed.cells):
+                errors.append(PairOutOfSync(page, f"paired notebook {paired} has outputs committed"))
+            elif _shape(committed) != _shape(expected):
+                errors.append(PairOutOfSync(page, f"page and {paired} differ"))
+        for paired in _orphans(docs_dir, notebooks_dir, lang):
+            errors.append(PairOutOfSync(paired, f"notebook has no page {_page_of(paired, docs_dir, notebooks_dir)}"))
+    return errors
+
+
+def sync_pairs(docs_dir: Path, notebooks_dir: Path, langs: list[str]) -> list[Path]:
+    """Write every paired notebook from its page; remove notebooks whose page is gone. Returns what changed."""
+    changed = []
+    for lang in langs:
+        for page in page_paths(docs_dir, lang):
+            paired = paired_notebook(page, docs_dir, notebooks_dir)
+            expected = notebook_for(page)
+            if expected is None:
+                if paired.exists():
+                    paired.unlink()
+                    changed.append(paired)
+                continue
+            text = notebook_text(expected)
+            if not paired.exists() or paired.read_text(encoding="utf-8") != text:
+                paired.parent.mkdir(parents=True, exist_ok=True)
+                paired.write_text(text, encoding="utf-8")
+                changed.append(paired)
+        for paired in _orphans(docs_dir, notebooks_dir, lang):
+            paired.unlink()
+            changed.append(paired)
+    return changed
+
+
+def _page_of(paired: Path, docs_dir: Path, notebooks_dir: Path) -> Path:
+    return Path(docs_dir) / paired.relative_to(notebooks_dir).with_suffix(".md")
+
+
+def _orphans(docs_dir: Path, notebooks_dir: Path, lang: str) -> list[Path]:
+    found = sorted((Path(notebooks_dir) / lang).rglob("*.ipynb"))
+    return [p for p in found if ".ipynb_checkpoints" not in p.parts and not _page_of(p, docs_dir, notebooks_dir).exists()]

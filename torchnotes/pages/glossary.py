@@ -1,0 +1,164 @@
+"""One Chinese term per concept: the 术语表 table in CONTRIBUTING.zh.md, and the check that enforces it.
+
+The table has three columns: the English term, the Chinese term to use, and the forbidden variants
+(separated by 、; a note in （…） after a variant is for the reader only). A forbidden variant inside one of
+the terms to use (缓冲 in 缓冲区) is not reported. Code fences and inline code are not checked.
+
+The check also runs the other way: where the English page uses a term (any of the English cell's terms,
+separated by commas, as a word, in the singular or plural, outside code), the Chinese page must use one of
+the row's terms to use. An English term listed on two rows (`step`) names two concepts, so only its
+forbidden variants are checked.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from torchnotes.errors import NotebookError
+
+HEADING = "术语表"
+
+
+class GlossaryError(NotebookError):
+    hint = "CONTRIBUTING.zh.md needs a '## 术语表' section with a table: English | 使用 | 禁用 (variants separated by 、)."
+
+
+class ForbiddenTerm(NotebookError):
+    hint = "Use the term from the 术语表 (glossary) in CONTRIBUTING.zh.md; code and inline code are not checked."
+
+
+class MissingTerm(NotebookError):
+    hint = ("Where the English page uses a glossary concept, write the 术语表's Chinese term (CONTRIBUTING.zh.md) "
+            "in the Chinese page's prose, e.g. 缓冲区 (buffer) the first time; code and inline code do not count.")
+
+
+@dataclass(frozen=True)
+class Term:
+    english: str
+    use: tuple[str, ...]
+    forbidden: tuple[str, ...]
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        """The English terms of the row: the cell without its notes, split at commas."""
+        return tuple(" ".join(name.split()) for name in _words(self.english, ",，"))
+
+
+def _words(cell: str, separators: str) -> tuple[str, ...]:
+    # Inline code first: a call such as `step()` inside a note would end the note early.
+    cell = re.sub(r"[（(][^）)]*[）)]", "", re.sub(r"`[^`]*`", "", cell))
+    return tuple(word.strip() for word in re.split(f"[{separators}]", cell) if word.strip())
+
+
+def read_glossary(path: Path) -> list[Term]:
+    """The rows of the 术语表 table; a missing section, table or empty row is a GlossaryError."""
+    lines = path.read_text(encoding="utf-8").splitlines()
+    try:
+        start = next(i for i, line in enumerate(lines) if re.match(rf"^##\s+{HEADING}\s*$", line))
+    except StopIteration:
+        raise GlossaryError(path, f"no '## {HEADING}' section") from None
+    terms = []
+    rows = [(i, line) for i, line in enumerate(lines[start + 1:], start=start + 2) if line.startswith("|")]
+    for number, line in rows[2:]:  # header and delimiter rows
+        cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
+        if len(cells) != 3:
+            raise GlossaryError(path, f"a {HEADING} row needs 3 cells, found {len(cells)}", line=number)
+        english, use, forbidden = cells
+        term = Term(english, _words(use, "/、"), _words(forbidden, "、"))
+        if not term.use or not term.forbidden:
+            raise GlossaryError(path, f"row '{english}' needs a term to use and at least one forbidden variant",
+                                line=number)
+        terms.append(term)
+    if not terms:
+        raise GlossaryError(path, f"the '## {HEADING}' section has no table rows")
+    return terms
+
+
+def _prose_lines(text: str):
+    """(line number, line) for lines outside code fences, with inline code blanked out."""
+    fence = None
+    for number, line in enumerate(text.splitlines(), start=1):
+        stripped = line.strip()
+        run = re.match(r"(`{3,}|~{3,})", stripped)
+        if fence is None and run:
+            fence = run.group(1)
+            continue
+        if fence is not None:
+            if run and run.group(1)[0] == fence[0] and len(run.group(1)) >= len(fence) and stripped == run.group(1):
+                fence = None
+            continue
+        yield number, re.sub(r"(`+)(.+?)\1", lambda m: " " * len(m.group()), line)
+
+
+def find_forbidden(path: Path, terms: list[Term]) -> list[ForbiddenTerm]:
+    """Every forbidden variant on the page, by line, naming the term(s) to use instead."""
+    allowed = {word for term in terms for word in term.use}
+    by_variant: dict[str, list[Term]] = {}
+    for term in terms:
+        for variant in term.forbidden:
+            by_variant.setdefault(variant, []).append(term)
+    errors = []
+    for number, line in _prose_lines(path.read_text(encoding="utf-8")):
+        # Spans of terms to use: a variant inside one of them is that term, not the variant.
+        covered = {i for word in allowed for m in re.finditer(re.escape(word), line) for i in range(*m.span())}
+        for variant, owners in by_variant.items():
+            for match in re.finditer(re.escape(variant), line):
+                if set(range(*match.span())) <= covered:
+                    continue
+                instead = "; ".join(f"{' / '.join(t.use)} ({t.english})" for t in owners)
+                errors.append(ForbiddenTerm(path, f"'{variant}' is not the glossary's term: use {instead}", line=number))
+    return errors
+
+
+def _english_pattern(name: str) -> re.Pattern:
+    """`name` as a word, singular or plural, words joined by spaces or hyphens (in-place, in place)."""
+    words = [re.escape(word) for word in re.split(r"[\s-]+", name)]
+    last = words[-1]
+    plural = f"(?:{last[:-1]}(?:y|ies)|{last}(?:s|es)?)" if last.endswith("y") and last[-2:-1] not in "aeiou" \
+        else f"{last}(?:s|es)?"
+    return re.compile(r"(?<![\w-])" + r"[\s-]+".join([*words[:-1], plural]) + r"(?![\w-])", re.IGNORECASE)
+
+
+def _plain_prose(path: Path):
+    """Prose lines without link targets and URLs, which name files, not concepts."""
+    for number, line in _prose_lines(path.read_text(encoding="utf-8")):
+        yield number, re.sub(r"\]\([^)]*\)|<https?://[^>]*>|https?://\S+", " ", line)
+
+
+def find_missing(english: Path, chinese: Path, terms: list[Term]) -> list[MissingTerm]:
+    """Each glossary concept the English page uses whose Chinese term the Chinese page never writes."""
+    counts: dict[str, int] = {}
+    for term in terms:
+        for name in term.names:
+            counts[name.lower()] = counts.get(name.lower(), 0) + 1
+    english_lines = list(_plain_prose(english))
+    chinese_text = "\n".join(line for _, line in _prose_lines(chinese.read_text(encoding="utf-8")))
+    errors = []
+    for term in terms:
+        names = [name for name in term.names if counts[name.lower()] == 1]
+        used = next(((number, match.group()) for number, line in english_lines for name in names
+                     for match in [_english_pattern(name).search(line)] if match), None)
+        if used is None or any(word in chinese_text for word in term.use):
+            continue
+        number, word = used
+        errors.append(MissingTerm(chinese, f"{english}:{number} uses '{word}' (glossary: {', '.join(term.names)}), but this page never "
+                                           f"writes the glossary's term {' / '.join(term.use)}"))
+    return errors
+
+
+def check_terms(pages: list[Path], glossary: Path, english_dir: Path | None = None,
+                chinese_dir: Path | None = None) -> list[NotebookError]:
+    """Forbidden variants on the Chinese `pages`; with both folders, also the terms their English twins need."""
+    try:
+        terms = read_glossary(glossary)
+    except GlossaryError as error:
+        return [error]
+    errors: list[NotebookError] = [error for page in pages for error in find_forbidden(page, terms)]
+    if english_dir is not None and chinese_dir is not None:
+        for page in pages:
+            twin = Path(english_dir) / Path(page).relative_to(chinese_dir)
+            if twin.exists():
+                errors += find_missing(twin, page, terms)
+    return errors

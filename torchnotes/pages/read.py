@@ -1,0 +1,250 @@
+"""A page is a jupytext Markdown notebook: read it, validate its front matter and cell options."""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import re
+import tokenize
+import warnings
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import jupytext
+import nbformat
+import yaml
+
+from torchnotes import kept
+from torchnotes.errors import InvalidCell, InvalidFrontMatter, InvalidTags, UnreadablePage
+
+# Root-level YAML goes to notebook metadata instead of a raw cell, so the paired .ipynb opens clean in Colab.
+MD_FORMAT = {"extension": ".md", "format_name": "markdown", "root_level_metadata_as_raw_cell": False}
+
+TAGS = {
+    "raises-exception": "the cell must raise the exception named by raises= (and match=, if given)",
+    "needs-cuda": "run only where a CUDA device is present; shown with a notice elsewhere",
+    "skip-execution": "shown, never executed",
+    "remove-input": "hide the code, keep the output",
+    "remove-output": "run the code, hide its output",
+    "remove-cell": "run the code, hide code and output",
+    "hide-input": "code collapsed behind a click",
+    "hide-output": "output collapsed behind a click",
+    "volatile": "the output varies from run to run for a reason given in reason=; never compared across torch versions",
+}
+CELL_OPTIONS = {"tags", "raises", "match", "reason"}
+# Blank-line bookkeeping jupytext adds to round-trip a file; not options of ours.
+JUPYTEXT_LAYOUT_KEYS = ("lines_to_next_cell", "lines_to_end_of_cell_marker")
+FRONT_MATTER = {"title": str, "description": str, "timeout": int}
+REQUIRED_FRONT_MATTER = ("title", "description")
+_EXCEPTION_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+_CODE_FENCE = re.compile(r"^```\s*(python3?|py3)?\b.*$")
+
+
+@dataclass
+class Page:
+    path: Path
+    notebook: nbformat.NotebookNode
+    meta: dict
+    lines: list[int]  # 1-based line of each code cell's fence in the .md file
+
+    @property
+    def code_cells(self) -> list[nbformat.NotebookNode]:
+        return [c for c in self.notebook.cells if c.cell_type == "code"]
+
+    @property
+    def timeout(self) -> int | None:
+        return self.meta.get("timeout")
+
+
+def cell_number(cell_id: str) -> int:
+    """The code cell number an id carries (`code-<number>-<hash of its code>`, made in _parse)."""
+    kind, number, _ = cell_id.split("-", 2)
+    if kind != "code":
+        raise ValueError(f"{cell_id!r} is not a code cell's id")
+    return int(number)
+
+
+def read_page(path: Path | str, text: str | None = None) -> Page:
+    path = Path(path)
+    if text is None:
+        text = path.read_text(encoding="utf-8")
+    notebook = parse_markdown(text, path)
+    meta = notebook.metadata.get("jupytext", {}).get("root_level_metadata", {})
+    _check_front_matter(path, text, meta)
+    lines = _code_cell_lines(text)
+    language = notebook.metadata.get("jupytext", {}).get("main_language", "python")
+    if language != "python":
+        raise InvalidCell(path, f"the page's code fences are ```{language}, which jupytext would make the notebook's language")
+    for number, cell in enumerate(c for c in notebook.cells if c.cell_type == "code"):
+        _check_cell(path, cell, number + 1, lines[number] if number < len(lines) else None)
+    return Page(path, notebook, meta, lines)
+
+
+# jupytext builds and validates every cell of a page, and a build reads each page several times (checks,
+# GPU recordings, the engine): most of a no-change rebuild. So a page's notebook is kept by the hash of its
+# text, in this process and, once the engine names a folder (keep_parsed_in), on disk across builds. A page
+# that does not parse is never kept: its error is raised again on every read. Writing a notebook (nbformat
+# validates it) is kept the same way (remembered).
+PARSER_VERSION = hashlib.sha256(
+    f"{jupytext.__version__}|{nbformat.__version__}|{sorted(MD_FORMAT.items())}|".encode() + Path(__file__).read_bytes()
+).hexdigest()[:16]
+_parsed: dict[str, dict] = {}
+_parsed_dir: Path | None = None
+
+
+def keep_parsed_in(folder: Path | None) -> None:
+    """Keep parsed pages under folder between builds (the engine passes <cache>/parsed)."""
+    global _parsed_dir
+    _parsed_dir = Path(folder) if folder is not None else None
+
+
+def prune_parsed() -> list[Path]:
+    """Remove the kept pages this process has not read (call after reading every current page)."""
+    if _parsed_dir is None:
+        return []
+    return kept.prune(_parsed_dir, set(_parsed))
+
+
+def remembered(what: str, made_from: str, make: Callable[[], dict]) -> dict:
+    """make(), a JSON body that is a function of made_from and the parser's versions only, computed once."""
+    key = hashlib.sha256(f"{PARSER_VERSION}\0{what}\0{made_from}".encode()).hexdigest()
+    body = _parsed.get(key)
+    if body is None and _parsed_dir is not None:
+        body = kept.load(_parsed_dir / f"{key}.json")
+    if body is None:
+        body = make()
+        if _parsed_dir is not None:
+            kept.store(_parsed_dir / f"{key}.json", body)
+    _parsed[key] = body
+    return body
+
+
+def parse_markdown(text: str, path: Path | str = "<page>") -> nbformat.NotebookNode:
+    """The page as a notebook, with stable cell ids so two conversions give the same bytes."""
+    body = remembered("page", text, lambda: _parse(text, path))
+    _fingerprints.update(body["fingerprints"])  # the cache key reads them on every build
+    return nbformat.from_dict(body["notebook"])  # a fresh copy: callers may change their notebook
+
+
+def _parse(text: str, path: Path | str) -> dict:
+    try:
+        # jupytext reads fence options with ast; an invalid escape ("\(") only warns there and the value is
+        # kept or dropped depending on the warning filters. Make it always an error, reported below.
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", DeprecationWarning)
+            warnings.simplefilter("error", SyntaxWarning)
+            notebook = jupytext.reads(text, fmt=dict(MD_FORMAT))
+    except yaml.YAMLError as error:  # the only YAML jupytext reads here is the front matter
+        raise InvalidFrontMatter(path, f"the front matter is not valid YAML: {error}", line=1) from error
+    except (SyntaxWarning, DeprecationWarning) as error:
+        raise InvalidTags(path, f"cannot read the options on a code fence: {error} (option values are JSON "
+                          "strings: write a backslash as \\\\)") from error
+    except Exception as error:  # jupytext has no error type of its own: keep the real cause in the message
+        raise UnreadablePage(path, f"jupytext cannot read the page: {error.__class__.__name__}: {error}") from error
+    code = 0
+    for index, cell in enumerate(notebook.cells):
+        if cell.cell_type == "code":
+            # The one place outputs are tied to cells: a code cell's id carries its number and its code, so an
+            # output stored under it can only ever be shown under the code that produced it.
+            code += 1
+            digest = hashlib.sha256(code_fingerprint(cell.source).encode()).hexdigest()[:8]
+            cell.id = f"code-{code}-{digest}"
+        else:
+            cell.id = f"text-{index}"
+        for key in JUPYTEXT_LAYOUT_KEYS:
+            cell.metadata.pop(key, None)
+    fingerprints = {c.source: code_fingerprint(c.source) for c in notebook.cells if c.cell_type == "code"}
+    return {"notebook": json.loads(json.dumps(notebook)), "fingerprints": fingerprints}
+
+
+_fingerprints: dict[str, str] = {}
+
+
+def code_fingerprint(source: str) -> str:
+    """The code without comments or blank lines: a translated comment must not re-execute a page."""
+    found = _fingerprints.get(source)
+    if found is None:
+        found = _fingerprints[source] = _fingerprint(source)
+    return found
+
+
+def _fingerprint(source: str) -> str:
+    try:
+        tokens = [
+            (tok.type, tok.string)
+            for tok in tokenize.generate_tokens(io.StringIO(source).readline)
+            if tok.type not in (tokenize.COMMENT, tokenize.NL)
+        ]
+    except (tokenize.TokenError, SyntaxError, IndentationError):
+        # Broken code keeps its text: it will fail at execution with the kernel's own message.
+        return source
+    return json.dumps(tokens, ensure_ascii=False)
+
+
+def _check_front_matter(path: Path, text: str, meta: dict) -> None:
+    if not text.startswith("---"):
+        raise InvalidFrontMatter(path, "no front matter: the page must start with a '---' YAML block", line=1)
+    if not isinstance(meta, dict):
+        raise InvalidFrontMatter(path, "front matter is not a mapping", line=1)
+    for key in REQUIRED_FRONT_MATTER:
+        if not meta.get(key):
+            raise InvalidFrontMatter(path, f"front matter lacks '{key}'", line=1)
+    for key, value in meta.items():
+        if key not in FRONT_MATTER:
+            raise InvalidFrontMatter(path, f"unknown front matter key '{key}' (allowed: {', '.join(FRONT_MATTER)})", line=1)
+        expected = FRONT_MATTER[key]
+        if not isinstance(value, expected) or isinstance(value, bool):
+            raise InvalidFrontMatter(path, f"'{key}' must be {expected.__name__}, got {value!r}", line=1)
+    if "timeout" in meta and meta["timeout"] <= 0:
+        raise InvalidFrontMatter(path, f"'timeout' must be a positive number of seconds, got {meta['timeout']}", line=1)
+
+
+def _check_cell(path: Path, cell, number: int, line: int | None) -> None:
+    where = {"cell": number, "line": line}
+    if cell.source.lstrip().startswith("%%"):
+        raise InvalidCell(path, f"fence becomes the cell magic {cell.source.split()[0]!r} and would run as a script", **where)
+    if "incorrectly_encoded_metadata" in cell.metadata:
+        raise InvalidTags(path, f"cannot read the options on this fence: {cell.metadata['incorrectly_encoded_metadata']!r}"
+                          " (option values are JSON strings: write a backslash as \\\\, e.g. match=\"Error\\\\(s\\\\)\")", **where)
+    unknown = set(cell.metadata) - CELL_OPTIONS
+    if unknown:
+        raise InvalidTags(path, f"unknown cell option(s) {sorted(unknown)}", **where)
+    tags = cell.metadata.get("tags", [])
+    if not isinstance(tags, list) or not all(isinstance(t, str) for t in tags):
+        raise InvalidTags(path, f"tags must be a list of strings, got {tags!r}", **where)
+    for tag in tags:
+        if tag not in TAGS:
+            raise InvalidTags(path, f"unknown tag '{tag}' (known: {', '.join(TAGS)})", **where)
+    raises = cell.metadata.get("raises")
+    if "raises-exception" in tags:
+        if not isinstance(raises, str) or not _EXCEPTION_NAME.match(raises):
+            raise InvalidTags(path, "tag 'raises-exception' needs raises=\"<ExceptionType>\" (a class name such as RuntimeError)", **where)
+    elif raises is not None or "match" in cell.metadata:
+        raise InvalidTags(path, "raises=/match= need the tag 'raises-exception'", **where)
+    if "match" in cell.metadata:
+        try:
+            re.compile(cell.metadata["match"])
+        except (re.error, TypeError) as error:
+            raise InvalidTags(path, f"match= is not a valid regular expression: {error}", **where) from error
+    reason = cell.metadata.get("reason")
+    if "volatile" in tags and (not isinstance(reason, str) or not reason.strip()):
+        raise InvalidTags(path, 'tag \'volatile\' needs reason="<why the output varies>" (for example reason="prints '
+                                'a timing"): the changes page and `check` list every use with its reason', **where)
+    if "volatile" not in tags and reason is not None:
+        raise InvalidTags(path, "reason= belongs to the tag 'volatile'", **where)
+    if "skip-execution" in tags and "raises-exception" in tags:
+        raise InvalidTags(path, "a cell cannot be both skip-execution and raises-exception", **where)
+
+
+def _code_cell_lines(text: str) -> list[int]:
+    """1-based line of each ```python fence, so messages point into the .md file."""
+    lines = []
+    in_fence = False
+    for number, line in enumerate(text.splitlines(), 1):
+        if line.startswith("```"):
+            if not in_fence and _CODE_FENCE.match(line) and line[3:].strip().split(" ")[0] in ("python", "python3"):
+                lines.append(number)
+            in_fence = not in_fence
+    return lines

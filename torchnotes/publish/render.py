@@ -1,0 +1,213 @@
+"""Turn a page and its executed outputs into Markdown that Material renders natively.
+
+Code stays a python fence (highlighting, copy button); outputs become small HTML blocks right under it.
+No In/Out prompts. Images become files the page references. Rich HTML is sanitised with nh3.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import html
+import re
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import nh3
+from nbconvert.filters import ansi2html, strip_ansi
+
+from torchnotes.engine.execute import runnable
+from torchnotes.gpu import Recorded, cell_html
+from torchnotes.pages.read import Page, cell_number
+from torchnotes.pages.tokens import substitute
+from torchnotes.publish.zh import join_cjk_lines
+from torchnotes.strings import strings
+
+# Tracebacks name files inside this machine's site-packages; readers need the package path, not ours.
+_SITE = re.compile(r"(?:/[^\s:'\"]+)?/(?:lib/python\d\.\d+/)?site-packages/")
+_PREFIXES = sorted({sys.prefix, sys.base_prefix, str(Path.home())}, key=len, reverse=True)
+
+ImageSink = Callable[[str, bytes], str]
+LONG_OUTPUT = 30  # lines; longer outputs get a fold the reader can close
+LONG_TRACEBACK = 25  # lines; longer tracebacks show the cell's frames and the error, the rest behind a fold
+
+
+@dataclass
+class RenderContext:
+    lang: str
+    device: str
+    cuda: bool
+    image_sink: ImageSink
+    stem: str = "page"
+    # GPU recordings of this page's needs-cuda cells (recorded.Store.states), by code cell number.
+    recorded: dict = field(default_factory=dict)
+    # What other torch releases print where it differs (drift.CellDrift), by cell id; primary: the site's release.
+    drift: dict = field(default_factory=dict)
+    primary: str = ""
+    # {{ torch_version }} and friends in prose (torchnotes.pages.tokens), from the build's environment.
+    tokens: dict = field(default_factory=dict)
+
+
+
+def render_markdown(page: Page, outputs: dict[str, list[dict]], ctx: RenderContext) -> str:
+    """The page's own cells (its prose and its code), each code cell followed by the outputs stored under its id."""
+    labels = strings(ctx.lang)
+    parts: list[str] = []
+    for cell in page.notebook.cells:
+        if cell.cell_type != "code":
+            # A line break between two Chinese characters would show as a space in the browser.
+            parts.append(join_cjk_lines(substitute(cell.source, ctx.tokens)))
+            continue
+        parts.append(_render_code_cell(cell, outputs.get(cell.id, []), ctx, labels))
+    return "\n\n".join(p for p in parts if p) + "\n"
+
+
+def _render_code_cell(cell, outs: list[dict], ctx: RenderContext, labels: dict) -> str:
+    tags = cell.metadata.get("tags", [])
+    if "remove-cell" in tags:
+        return ""
+    blocks: list[str] = []
+    if "remove-input" not in tags:
+        # The search index holds the prose: code and outputs are left out of it (issue 15's size budget), and
+        # Material drops the attribute from the page once it has read it.
+        fence = "```{ .python data-search-exclude }\n" + cell.source + "\n```"
+        if "hide-input" in tags:
+            fence = f'??? abstract "{labels["code"]}"\n\n' + _indent(fence)
+        blocks.append(fence)
+    if "needs-cuda" in tags and not ctx.cuda:
+        state = ctx.recorded.get(cell_number(cell.id))
+        if state is None:
+            blocks.append(f'<p class="nb-note nb-note--cuda" data-search-exclude>{html.escape(labels["needs_cuda"].format(device=ctx.device))}</p>')
+        else:
+            # Shown only when its code hash matches this page's code up to this cell; else a notice says stale.
+            outs = state.outputs if isinstance(state, Recorded) else []
+            inner = "\n".join(r for r in (_render_output(o, f"{ctx.stem}-{cell.id}-gpu{i}", ctx, labels)
+                                          for i, o in enumerate(outs)) if r)
+            blocks.append(cell_html(state, ctx.lang, inner))
+        return "\n\n".join(blocks)
+    if not runnable(cell, ctx.cuda):
+        blocks.append(f'<p class="nb-note" data-search-exclude>{html.escape(labels["not_run"])}</p>')
+        return "\n\n".join(blocks)
+    if "remove-output" in tags:
+        return "\n\n".join(blocks)
+    rendered = [r for r in (_render_output(o, f"{ctx.stem}-{cell.id}-{i}", ctx, labels) for i, o in enumerate(outs)) if r]
+    if rendered:
+        body = "\n".join(rendered)
+        # Images are Markdown (see _render_data): the blocks around them are parsed as Markdown (md_in_html).
+        md = " markdown" if any(r.startswith("\n![") for r in rendered) else ""
+        lines = sum(_text(o.get("text", "")).count("\n") + len(o.get("traceback", [])) for o in outs)
+        if "hide-output" in tags:
+            body = f'<details class="nb-details"{md}><summary>{html.escape(labels["output"])}</summary>\n{body}\n</details>'
+        elif lines > LONG_OUTPUT:
+            # Long outputs stay open but can be folded away by the reader.
+            summary = html.escape(labels["long_output"].format(lines=lines))
+            body = f'<details class="nb-details" open{md}><summary>{summary}</summary>\n{body}\n</details>'
+        # Outputs are what the code printed: left out of the search index, like the code itself.
+        blocks.append(f'<div class="nb-output" data-search-exclude{md}>\n{body}\n</div>')
+    if ctx.drift.get(cell.id):
+        blocks.append(drift_html(cell.id, ctx.drift[cell.id], ctx.primary, labels))
+    return "\n\n".join(blocks)
+
+
+def drift_html(cell_id: str, drifts: list, primary: str, labels: dict) -> str:
+    """One marker per release whose output differs; each opens on that release's output as a diff against the page's."""
+    items = []
+    for item in drifts:
+        label = labels["drift_" + item.kind].format(version=_minor(item.version))
+        intro = labels["drift_intro"].format(version=item.version, primary=primary)
+        lines = []
+        for line in item.diff():
+            css = {"+": "nb-drift-add", "-": "nb-drift-del", "@": "nb-drift-hunk"}.get(line[:1], "")
+            text = html.escape(line)
+            lines.append(f'<span class="{css}">{text}</span>' if css else text)
+        items.append(f'<details class="nb-drift"><summary>{html.escape(label)}</summary>'
+                     f'<p>{html.escape(intro)}</p><pre class="nb-drift-diff" tabindex="0">' + "\n".join(lines)
+                     + "</pre></details>")
+    return f'<div class="nb-drifts" id="drift-{cell_id}" data-search-exclude>' + "".join(items) + "</div>"
+
+
+def _minor(version: str) -> str:
+    return ".".join(version.split("+")[0].split(".")[:2])
+
+
+def _render_output(out: dict, name: str, ctx: RenderContext, labels: dict) -> str:
+    kind = out.get("output_type")
+    if kind == "stream":
+        css = "nb-stderr" if out.get("name") == "stderr" else "nb-stdout"
+        return _pre(_text(out.get("text", "")), css)
+    if kind == "error":
+        return _render_error(out.get("traceback", []), labels)
+    if kind in ("execute_result", "display_data"):
+        return _render_data(out.get("data", {}), name, ctx)
+    return ""
+
+
+def _render_error(frames: list[str], labels: dict) -> str:
+    """A traceback with the frames inside libraries folded away: the reader needs the cell's line and the error.
+
+    IPython's traceback is a list: a rule, the exception heading, one entry per frame, then the error line.
+    """
+    caption = f'<span class="nb-error-label">{html.escape(labels["expected_error"])}</span>'
+    full = ansi2html(clean_paths("\n".join(frames)))
+    lines = full.count("\n") + 1
+    head, body, tail = frames[:2], frames[2:-1], frames[-1:]
+    if lines <= LONG_TRACEBACK or len(body) < 3:
+        return f'<pre class="nb-error" tabindex="0">{caption}{full}</pre>'
+    cell_frames = [f for f in body if strip_ansi(f).startswith("Cell In")] or body[:1]
+    kept = cell_frames + [body[-1]] if body[-1] not in cell_frames else cell_frames
+    hidden = len(body) - len(kept)
+    note = "\x1b[2m" + labels["frames_hidden"].format(count=hidden) + "\x1b[0m"
+    short = head + cell_frames + ([note] if hidden else []) + [f for f in kept if f not in cell_frames] + tail
+    summary = html.escape(labels["full_traceback"].format(lines=lines))
+    return (f'<pre class="nb-error" tabindex="0">{caption}{ansi2html(clean_paths(chr(10).join(short)))}</pre>\n'
+            f'<details class="nb-details nb-traceback"><summary>{summary}</summary>\n'
+            f'<pre class="nb-error" tabindex="0">{full}</pre>\n</details>')
+
+
+def _render_data(data: dict, name: str, ctx: RenderContext) -> str:
+    for mime, ext in (("image/png", "png"), ("image/jpeg", "jpg")):
+        if mime in data:
+            raw = base64.b64decode(_text(data[mime]))
+            digest = hashlib.sha256(raw).hexdigest()[:8]
+            url = ctx.image_sink(f"{name}-{digest}.{ext}", raw)
+            alt = html.escape(_ALT_UNSAFE.sub(" ", _text(data.get("text/plain", "")).strip("<>")).strip())
+            # Markdown, not <img>: every generator resolves a Markdown link against the page's source file,
+            # while raw HTML links are left alone by MkDocs and rewritten by Zensical. The enclosing blocks
+            # carry md_in_html's `markdown` attribute (see _render_code_cell).
+            return f"\n![{alt}]({url}){{ .nb-image loading=lazy }}\n"
+    if "text/html" in data:
+        return f'<div class="nb-html">{sanitize(_text(data["text/html"]))}</div>'
+    if "text/plain" in data:
+        return _pre(_text(data["text/plain"]), "nb-result")
+    return ""
+
+
+_ALT_UNSAFE = re.compile(r"[\[\]\\\n]+")
+
+
+def sanitize(markup: str) -> str:
+    """Keep tables and simple formatting of rich reprs; drop scripts, handlers and javascript: URLs."""
+    return nh3.clean(markup, url_schemes={"http", "https", "mailto"}, link_rel="noopener noreferrer")
+
+
+def clean_paths(text: str) -> str:
+    text = _SITE.sub("site-packages/", text)
+    for prefix in _PREFIXES:
+        text = text.replace(prefix, "…")
+    return text
+
+
+def _pre(text: str, css: str) -> str:
+    # ansi2html escapes <, > and & and turns colour codes into classes; plain text gets the same treatment.
+    # tabindex: a scrolling block must be reachable by keyboard.
+    return f'<pre class="{css}" tabindex="0">{ansi2html(clean_paths(text.rstrip(chr(10))))}</pre>'
+
+
+def _text(value) -> str:
+    return "".join(value) if isinstance(value, list) else str(value)
+
+
+def _indent(text: str, by: str = "    ") -> str:
+    return "\n".join(by + line if line else line for line in text.splitlines())

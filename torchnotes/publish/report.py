@@ -1,0 +1,42 @@
+"""The execution report page: every page of one language with its status, time and the environment."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from torchnotes.engine.results import Report
+from torchnotes.strings import strings
+
+REPORT_MARKER = "<!-- torchnotes:execution-report -->"
+SLOWEST = 5
+
+
+def report_markdown(report: Report, lang: str, root: Path, docs_dir: Path) -> str:
+    """Statuses are those of the build that made this page: 'cached' means no kernel ran for it this time."""
+    w = strings(lang)
+    env = report.env
+    lang_dir = (Path(docs_dir) / lang).resolve()
+    rows = []
+    for result in report.results:
+        source = (Path(root) / result.page).resolve()
+        if source.is_relative_to(lang_dir):
+            rows.append((source.relative_to(lang_dir).as_posix(), result))
+    counts = {s: sum(r.status == s for _, r in rows) for s in ("run", "cached", "failed", "static")}
+    lines = [
+        f"**{w['report_env']}:** PyTorch {env.torch} ({env.torch_build}, git {env.torch_git}) · {env.device} · "
+        f"Python {env.python} · requirements.txt {env.requirements}",
+        "",
+        w["report_total"].format(n=len(rows), **counts),
+        "",
+        f"| {w['report_page']} | {w['report_status']} | {w['report_seconds']} | {w['report_date']} |",
+        "|---|---|--:|---|",
+    ]
+    for rel, r in rows:
+        seconds = "–" if r.status == "static" else f"{r.run_seconds:.1f}"
+        lines.append(f"| [{rel}]({rel}) | {w['status_' + r.status]} | {seconds} | {r.date or '–'} |")
+    slow = sorted(((s, rel, n) for rel, r in rows for n, s in enumerate(r.cell_seconds or [], 1) if s), reverse=True)
+    if slow:
+        lines += ["", f"### {w['report_slowest']}", "",
+                  f"| {w['report_page']} | {w['report_cell']} | {w['report_seconds']} |", "|---|--:|--:|"]
+        lines += [f"| [{rel}]({rel}) | {n} | {s:.2f} |" for s, rel, n in slow[:SLOWEST]]
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,269 @@
+"""The torch releases the site is compared against: one list, one environment per release, one engine run each.
+
+versions.yml lists them, newest first; the first is the release the site is built with (the torch pin of
+requirements.txt). Each other release gets a virtual environment outside the repository (TORCHNOTES_ENVS,
+default ~/.cache/torchnotes/envs) that sees this build's own packages and holds only its own torch (and what
+that torch needs): the same requirements, another torch. Every page runs there through the same engine and
+cache; the torch version is part of the cache key, so the results stay apart and nothing changed runs nothing.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import sysconfig
+import venv
+from dataclasses import dataclass
+from pathlib import Path
+
+import yaml
+
+from torchnotes import kept
+from torchnotes.engine.cache import Cache
+from torchnotes.engine.environment import Environment, keyed_variables, probe_child, requirements_hash
+from torchnotes.engine.fonts import font_fingerprint
+from torchnotes.engine.results import Report
+from torchnotes.engine.scheduler import Engine
+from torchnotes.errors import (
+    CellFailed,
+    ExpectedErrorMismatch,
+    ExpectedErrorMissing,
+    VersionInstallFailed,
+    VersionsInvalid,
+)
+from torchnotes.settings import Settings
+
+CONFIG = "versions.yml"
+STATE_DIR = "versions"  # under the cache folder: what each compared release's environment was when it ran
+FAILED_DIR = "failed"  # under the cache folder: pages that raise under a compared release (a result, not an error)
+# Failures that come from the code and the release, so the same inputs fail the same way again.
+DETERMINISTIC = (CellFailed, ExpectedErrorMissing, ExpectedErrorMismatch)
+PIN = re.compile(r"^torch\s*==\s*([^\s;#]+)", re.MULTILINE)
+
+
+@dataclass(frozen=True)
+class Versions:
+    primary: str
+    compared: tuple[str, ...]
+
+    @property
+    def all(self) -> tuple[str, ...]:
+        return (self.primary, *self.compared)
+
+
+def load_versions(root: Path, requirements: Path) -> Versions:
+    path = Path(root) / CONFIG
+    if not path.exists():
+        raise VersionsInvalid(path, "missing: it lists the torch releases the site is built with and compared against")
+    data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    listed = data.get("versions") if isinstance(data, dict) else None
+    if not isinstance(listed, list) or not listed or not all(isinstance(v, str) and v.strip() for v in listed):
+        raise VersionsInvalid(path, "'versions' must be a list of release strings, newest first (e.g. - \"2.15.0\")")
+    seen: dict[str, int] = {}
+    for number, version in enumerate(listed, 1):
+        if version in seen:
+            raise VersionsInvalid(path, f"torch {version} is listed twice (entries {seen[version]} and {number})")
+        seen[version] = number
+    pin = pinned_torch(requirements)
+    if pin is not None and pin != listed[0]:
+        raise VersionsInvalid(path, f"the first version, {listed[0]}, is not the torch pin of {requirements} ({pin}); "
+                                    "the first version is the one the site is built with")
+    return Versions(listed[0], tuple(listed[1:]))
+
+
+def pinned_torch(requirements: Path) -> str | None:
+    found = PIN.search(Path(requirements).read_text(encoding="utf-8")) if Path(requirements).exists() else None
+    return found.group(1) if found else None
+
+
+def envs_dir() -> Path:
+    return Path(os.environ.get("TORCHNOTES_ENVS") or Path.home() / ".cache" / "torchnotes" / "envs")
+
+
+@dataclass(frozen=True)
+class VersionEnv:
+    version: str
+    path: Path
+
+    @property
+    def python(self) -> Path:
+        return self.path / "bin" / "python"
+
+    @property
+    def kernel(self) -> str:
+        return f"torchnotes-torch-{self.version}"
+
+    @property
+    def kernels_dir(self) -> Path:
+        return self.path / "share" / "jupyter"
+
+
+def ensure_env(version: str, requirements: Path, log=print, *, known_path: str | None = None) -> VersionEnv:
+    """The environment of one release, created (or created again) when missing, incomplete or out of date.
+
+    It is built beside its final place and moved there only once pip succeeded: a failed install leaves nothing.
+    """
+    constraints = _constraints_hash(requirements)
+    # The constraints in the name: two projects (or a test site) with other requirements keep their own.
+    name = f"torch-{version}-py{sys.version_info.major}.{sys.version_info.minor}-{constraints[:8]}"
+    target = VersionEnv(version, envs_dir() / name)
+    marker = target.path / "torchnotes-env.json"
+    want = {"version": version, "constraints": constraints, "base": _site_packages()}
+    if marker.exists() and json.loads(marker.read_text(encoding="utf-8")) == want:
+        return target
+    if target.path.exists():
+        log(f"torch {version}: the environment {target.path} is incomplete or its requirements changed; creating it again")
+    elif known_path:
+        log(f"torch {version}: the environment {known_path} was deleted since the last build; creating it again")
+    else:
+        log(f"torch {version}: creating its environment in {target.path}")
+    partial = target.path.with_name(target.path.name + ".partial")
+    shutil.rmtree(partial, ignore_errors=True)
+    try:
+        _create(partial, version, requirements, target)
+    except BaseException:
+        shutil.rmtree(partial, ignore_errors=True)
+        raise
+    (partial / "torchnotes-env.json").write_text(json.dumps(want, indent=1), encoding="utf-8")
+    shutil.rmtree(target.path, ignore_errors=True)
+    partial.rename(target.path)
+    return target
+
+
+def _create(folder: Path, version: str, requirements: Path, final: VersionEnv) -> None:
+    venv.EnvBuilder(with_pip=False, symlinks=True).create(folder)
+    site = Path(sysconfig.get_path("purelib", vars={"base": str(folder), "platbase": str(folder)}))
+    # This build's packages, after the environment's own: its torch (and torch's own needs) come first.
+    (site / "_torchnotes_base.pth").write_text(f"import site; site.addsitedir({_site_packages()!r})\n", encoding="utf-8")
+    constraints = folder / "constraints.txt"
+    constraints.write_text(_constraints(requirements), encoding="utf-8")
+    # === matches the release exactly: PyPI's wheel, never a local build such as +cpu that a find-links folder offers.
+    command = [sys.executable, "-m", "pip", "--python", str(folder / "bin" / "python"), "install",
+               "--disable-pip-version-check", "--quiet", f"torch==={version}", "-c", str(constraints)]
+    done = subprocess.run(command, capture_output=True, text=True, check=False)
+    if done.returncode != 0:
+        tail = "\n".join(line for line in done.stderr.splitlines() if "is ignored" not in line)[-1500:]
+        raise VersionInstallFailed(CONFIG, f"pip cannot install torch {version}", details=tail)
+    spec = {"argv": [str(final.python), "-m", "ipykernel_launcher", "-f", "{connection_file}"],
+            "display_name": f"Python 3 (torch {version})", "language": "python"}
+    kernel = folder / "share" / "jupyter" / "kernels" / final.kernel
+    kernel.mkdir(parents=True)
+    (kernel / "kernel.json").write_text(json.dumps(spec, indent=1), encoding="utf-8")
+
+
+def _site_packages() -> str:
+    return sysconfig.get_path("purelib")
+
+
+def _constraints(requirements: Path) -> str:
+    lines = Path(requirements).read_text(encoding="utf-8").splitlines()
+    return "\n".join(line for line in lines if line.strip() and not line.lstrip().startswith(("#", "-e", "torch=")))
+
+
+def _constraints_hash(requirements: Path) -> str:
+    return hashlib.sha256(_constraints(requirements).encode()).hexdigest()[:16]
+
+
+# The first distribution of a name on sys.path is the one imported: the environment's own before the build's.
+_PACKAGES = ("import importlib.metadata as m, json, re\n"
+             "found = {}\n"
+             "for d in m.distributions():\n"
+             "    found.setdefault(re.sub(r'[-_.]+', '_', d.metadata['Name']).lower(), d.version)\n"
+             "print(json.dumps(found))")
+
+
+def describe(target: VersionEnv, requirements: Path) -> tuple[Environment, dict[str, str]]:
+    """The environment's key (as the cache sees it) and the versions of every package it can import."""
+    found = probe_child(str(target.python))
+    env = Environment(requirements=requirements_hash(requirements), variables=keyed_variables(),
+                      fonts=font_fingerprint(), **found)
+    done = subprocess.run([str(target.python), "-c", _PACKAGES], capture_output=True, text=True, check=True)
+    return env, json.loads(done.stdout.strip().splitlines()[-1])
+
+
+# ------------------------------------------------------------------------------------------------
+# What each compared release did, kept beside the execution cache for the publish step.
+
+def state_path(settings: Settings, version: str) -> Path:
+    return settings.path("cache_dir") / STATE_DIR / f"{version}.json"
+
+
+STATE_KEYS = {"version", "env", "kernel", "packages", "env_path", "python"}
+
+
+def read_state(settings: Settings, version: str) -> dict | None:
+    """What the release's last run recorded; None when it has not run (or ran with an older engine, whose state
+    lacks what this one needs: `versions` writes it again)."""
+    state = kept.load(state_path(settings, version))
+    return state if state is not None and STATE_KEYS <= set(state) else None
+
+
+def compared_engine(settings: Settings, state: dict, *, mode: str = "off", log=print) -> Engine:
+    """An engine that reads (mode off) or fills (auto) the cache of one compared release."""
+    env = Environment(**state["env"])
+    return Engine.from_settings(settings, env, kernel=state["kernel"], mode=mode, packages=state["packages"],
+                                python=state["python"], log=log)
+
+
+def failures(settings: Settings) -> Cache:
+    return Cache(settings.path("cache_dir") / FAILED_DIR)
+
+
+def run_version(settings: Settings, version: str, pages: list[Path], log=print) -> Report:
+    """Execute every page under one compared release; a page that raises there is kept as that release's result."""
+    requirements = settings.path("requirements")
+    before = read_state(settings, version)
+    target = ensure_env(version, requirements, log, known_path=before and before.get("env_path"))
+    env, packages = describe(target, requirements)
+    state = {"version": version, "env": env.key(), "kernel": target.kernel, "packages": packages,
+             "env_path": str(target.path), "python": str(target.python)}
+    os.environ["JUPYTER_PATH"] = os.pathsep.join(
+        [str(target.kernels_dir)] + [p for p in os.environ.get("JUPYTER_PATH", "").split(os.pathsep) if p])
+    engine = compared_engine(settings, state, mode="auto", log=log)
+    failed = failures(settings)
+    todo = [p for p in pages if not _known_failure(engine, failed, p)]
+    report = engine.run(todo)
+    for result in report.results:
+        if result.error is not None and isinstance(result.error, DETERMINISTIC) and result.key:
+            failed.put(result.key, {"outputs": result.outputs, "cell": result.error.cell,
+                                    "error": result.error.reason, "version": version})
+    kept.store(state_path(settings, version), state)
+    return report
+
+
+def _known_failure(engine: Engine, failed: Cache, path: Path) -> bool:
+    from torchnotes.pages.read import read_page
+
+    page = read_page(path)
+    return bool(page.code_cells) and failed.get(engine.key(page)) is not None
+
+
+def merge_states(sources: list[Path], target: Path) -> int:
+    """Copy each release's state from the caches of the jobs that ran it (one release per job)."""
+    copied = 0
+    for source in sources:
+        for path in sorted((Path(source) / STATE_DIR).glob("*.json")):
+            body = kept.load(path)
+            if body is not None:
+                kept.store(Path(target) / STATE_DIR / path.name, body)
+                copied += 1
+    return copied
+
+
+def compared_keys(settings: Settings, paths: list[Path]) -> set[str]:
+    """The entries the compared releases use now: `cache prune` keeps them."""
+    from torchnotes.engine.scheduler import current_keys
+
+    if not (settings.root / CONFIG).exists():
+        return set()
+    keys = set()
+    for version in load_versions(settings.root, settings.path("requirements")).compared:
+        state = read_state(settings, version)
+        if state is not None:
+            keys |= current_keys(compared_engine(settings, state), paths)
+    return keys
