@@ -152,8 +152,8 @@ def prepare_ours(folder: Path, jobs: int = 0) -> Path:
         shutil.copy(ROOT / name, folder / name)
     # The files mkdocs.yml names under torchnotes/ (the search's words and synonyms), relative to the project.
     for data in ("search_words_zh.txt", "search_synonyms_zh.yml"):
-        (folder / "torchnotes").mkdir(exist_ok=True)
-        shutil.copy(ROOT / "torchnotes" / data, folder / "torchnotes" / data)
+        (folder / "torchnotes" / "publish").mkdir(parents=True, exist_ok=True)
+        shutil.copy(ROOT / "torchnotes" / "publish" / data, folder / "torchnotes" / "publish" / data)
     # A snapshot of the build code, first on PYTHONPATH: edits to the repository during a long run change nothing.
     shutil.copytree(ROOT / "torchnotes", folder / "_code" / "torchnotes", ignore=shutil.ignore_patterns("__pycache__"))
     # The Benchmarks page includes this script's own output; the copy builds without it.

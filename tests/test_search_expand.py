@@ -113,7 +113,7 @@ def test_a_malformed_synonym_file_names_the_line(tmp_path, text, reason):
 
 def test_each_of_the_sites_synonyms_says_why():
     """Each entry of the site's file sits under a comment (entries of one group share theirs)."""
-    path = ROOT / "torchnotes" / "search_synonyms_zh.yml"
+    path = ROOT / "torchnotes" / "publish" / "search_synonyms_zh.yml"
     lines = path.read_text(encoding="utf-8").splitlines()
     synonyms = read_synonyms(path)
     assert len(synonyms) >= 20
