@@ -156,7 +156,7 @@ def test_a_new_module_the_engine_imports_changes_the_key(tmp_path):
     """The engine's sources are derived from its imports: no hand-kept list to forget a new module in."""
     import shutil
 
-    from torchnotes.engine.cache import engine_sources, engine_version
+    from torchnotes.engine.sources import engine_sources, engine_version
 
     package = tmp_path / "torchnotes"
     shutil.copytree(Path(__file__).resolve().parent.parent / "torchnotes", package,

@@ -9,8 +9,9 @@ from pathlib import Path
 from helpers import code, page
 
 import torchnotes.engine.cache
-from torchnotes.engine.cache import Cache, cache_key, engine_version
+from torchnotes.engine.cache import Cache, cache_key
 from torchnotes.engine.environment import keyed_variables
+from torchnotes.engine.sources import engine_version
 from torchnotes.pages.read import read_page
 
 

@@ -48,7 +48,7 @@ def snapshot(root: Path, record: dict, fonts: str = "") -> dict:
     """The entry's 'inputs': {"files": {path relative to root: sha256}, "packages": {name: version}}, and
     "fonts" (fonts.font_fingerprint) when the page drew text with matplotlib: its entry holds only while
     the fonts are the same. Keying every page on fonts would re-run the pages without figures for nothing."""
-    engine = Path(__file__).resolve().parents[1]  # the package: its source is in the key already (cache.ENGINE_VERSION)
+    engine = Path(__file__).resolve().parents[1]  # the package: its source is in the key already (sources.ENGINE_VERSION)
     # Package metadata that `pip install -e .` writes (importlib.metadata scans it): not a file the page uses,
     # and absent from a checkout that has not installed the project.
     files = [rel for rel in record["files"] if not (Path(root) / rel).resolve().is_relative_to(engine)
