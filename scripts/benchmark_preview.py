@@ -25,7 +25,8 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 
-from benchmark import OUT, ROOT, prepare_ours
+from benchmark_sites import ROOT, prepare_ours
+from benchmark_tables import OUT
 
 PAGE = "tensors/views"
 TARGET = 2.0  # seconds: the bound for a prose edit in the preview
