@@ -98,8 +98,9 @@ def main() -> int:
     if args.only:
         previous = json.loads((OUT / "results.json").read_text(encoding="utf-8"))
         kept = sorted(set(results) - set(systems) - ({"baseline"} if args.baseline_from else set()))
-        reused = "; ".join(filter(None, [reused or previous.get("note"), kept and (
-            f"{', '.join(kept)} kept from the previous run of this script on this machine ({previous['date']})")]))
+        # A note already saying the same (an earlier --only run) is not said twice.
+        reused = "; ".join(dict.fromkeys(filter(None, [reused or previous.get("note"), kept and (
+            f"{', '.join(kept)} kept from the previous run of this script on this machine ({previous['date']})")])))
     for name, (python, folder, projects, sites, scenarios) in systems.items():
         results[name] = measure(name, python, folder, projects, sites, scenarios, args.runs, work)
         # A long run keeps what it has measured so far, in case a later step fails.
@@ -206,7 +207,7 @@ def build(python: Path, projects: list, kernels_dir: Path, ours: bool, extra_env
     kernelspec, so a wrapping kernelspec would measure a build we do not ship."""
     log = kernels_dir / "starts.log"
     log.write_text("", encoding="utf-8")
-    seconds, peak_mb, kernels = 0.0, 0.0, 0
+    seconds, peak, kernels = 0.0, None, 0
     for project, site in projects:
         env = dict(os.environ, NO_MKDOCS_2_WARNING="1", PYTHONPATH=str(project / "_code"), **(extra_env or {}))
         if not ours:
@@ -214,11 +215,11 @@ def build(python: Path, projects: list, kernels_dir: Path, ours: bool, extra_env
         mkdocs = [str(python), "-m", "mkdocs", "build", "-q", "-f", str(project / "mkdocs.yml"), "-d", str(site)]
         begin = time.perf_counter()
         process = subprocess.Popen(mkdocs, cwd=project, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-        peak = PeakMemory(process.pid)
+        polled = PeakMemory(process.pid)
         _, err = process.communicate()
         seconds += time.perf_counter() - begin
-        peak.stop()
-        peak_mb = max(peak_mb, peak.mb)
+        polled.stop()
+        peak = polled if peak is None or polled.mb > peak.mb else peak
         if process.returncode != 0:
             raise SystemExit(f"build failed in {project}:\n{err[-3000:]}")
         if ours:
@@ -226,15 +227,19 @@ def build(python: Path, projects: list, kernels_dir: Path, ours: bool, extra_env
             kernels += report["kernels"]
     if not ours:
         kernels = len(log.read_text(encoding="utf-8").splitlines())
-    return {"seconds": round(seconds, 2), "kernels": kernels, "peak_mb": round(peak_mb, 1)}
+    return {"seconds": round(seconds, 2), "kernels": kernels, "peak_mb": round(peak.mb, 1),
+            "peak_pss_mb": round(peak.pss_mb, 1), "processes_at_peak": peak.processes}
 
 
 class PeakMemory:
-    """Polls the summed RSS of a process and its descendants (kernels included)."""
+    """Polls the summed RSS of a process and its descendants (kernels included). Kernels forked from the zygote
+    share its pages, which RSS counts once per process: pss_mb (each shared page divided among its sharers) is
+    the memory really used at that peak, and processes how many were alive then."""
 
     def __init__(self, pid: int):
         self.root = psutil.Process(pid)
-        self.mb = 0.0
+        self.mb = self.pss_mb = 0.0
+        self.processes = 0
         self.running = True
         self.thread = threading.Thread(target=self._poll, daemon=True)
         self.thread.start()
@@ -243,13 +248,16 @@ class PeakMemory:
         while self.running:
             try:
                 procs = [self.root] + self.root.children(recursive=True)
-                total = 0
+                total = pss = 0
                 for proc in procs:
                     try:
-                        total += proc.memory_info().rss
+                        info = proc.memory_full_info()
                     except psutil.NoSuchProcess:
                         continue
-                self.mb = max(self.mb, total / 2**20)
+                    total += info.rss
+                    pss += info.pss
+                if total / 2**20 > self.mb:
+                    self.mb, self.pss_mb, self.processes = total / 2**20, pss / 2**20, len(procs)
             except psutil.NoSuchProcess:
                 return
             time.sleep(0.1)

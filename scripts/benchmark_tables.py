@@ -39,6 +39,7 @@ WORDS = {
         "ratio": "Ratio (this site / mkdocs-jupyter)",
         "cold": "Cold build (empty caches), s", "nochange": "Rebuild, no change, s", "prose": "Rebuild after a prose edit, s",
         "code": "Rebuild after a code edit, s", "k": "kernels started", "peak": "Peak memory (cold), MiB",
+        "pss": "Peak memory (cold), shared pages counted once (PSS), MiB; processes at that peak",
         "median_kb": "HTML per page, median, KiB", "total_kb": "HTML of all pages, KiB", "site_mb": "Whole site, MiB",
         "search_kb_en": "Search index, English, KiB", "search_kb_zh": "Search index, Chinese, KiB",
         "steps": "Our rebuild, step by step, s", "step": "Step", "check": "check (pairs, front matter, tags, translations)",
@@ -59,6 +60,7 @@ WORDS = {
         "ratio": "比值（本站 / mkdocs-jupyter）",
         "cold": "冷构建（清空缓存），秒", "nochange": "无改动重建，秒", "prose": "只改文字后重建，秒",
         "code": "改代码后重建，秒", "k": "启动的内核数", "peak": "峰值内存（冷构建），MiB",
+        "pss": "峰值内存（冷构建），共享页只计一次（PSS），MiB；此刻的进程数",
         "median_kb": "每页 HTML 中位数，KiB", "total_kb": "所有页面 HTML 合计，KiB", "site_mb": "整站大小，MiB",
         "search_kb_en": "英文搜索索引，KiB", "search_kb_zh": "中文搜索索引，KiB",
         "steps": "本站重建的各个步骤，秒", "step": "步骤", "check": "check（配对、front matter、标签、翻译）",
@@ -106,6 +108,8 @@ def table(data: dict, lang: str) -> str:
                  f"{serial['cold']['peak_mb']:.0f} | {base['cold']['peak_mb']:.0f} | "
                  f"{ratio(ours['cold']['peak_mb'], base['cold']['peak_mb'])} |" if serial else
                  f"| {w['peak']} | {ours['cold']['peak_mb']:.0f} | – | {base['cold']['peak_mb']:.0f} | |")
+    if "peak_pss_mb" in ours["cold"]:  # kernels forked from the zygote share its pages: RSS counts them in each
+        lines.append(f"| {w['pss']} | {ours['cold']['peak_pss_mb']:.0f}; {ours['cold']['processes_at_peak']} | | | |")
     for key in ("median_kb", "total_kb", "site_mb", "search_kb_en", "search_kb_zh"):
         if key not in ours["html"]:
             continue

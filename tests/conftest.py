@@ -9,6 +9,7 @@ import pytest
 from torchnotes.engine.cache import Cache
 from torchnotes.engine.environment import probe
 from torchnotes.engine.scheduler import Engine
+from torchnotes.engine.zygote import Zygotes
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -73,12 +74,22 @@ def env():
     return probe(ROOT / "requirements.txt")
 
 
+@pytest.fixture(scope="session")
+def zygotes():
+    """The zygotes of this worker's engines, kept across tests as `mkdocs serve` keeps them across rebuilds:
+    torch is imported once per worker (and per keyed variables), not once per test."""
+    pool = Zygotes()
+    yield pool
+    pool.close()
+
+
 @pytest.fixture
-def make_engine(tmp_path, env):
+def make_engine(tmp_path, env, zygotes):
     """An engine on a cache in tmp_path; logs are collected in engine.lines."""
 
     def make(environment=None, **kwargs):
         lines: list[str] = []
+        kwargs.setdefault("zygotes", zygotes)
         engine = Engine(Cache(tmp_path / "cache"), environment or env, root=tmp_path, jobs=2,
                         log=lines.append, **kwargs)
         engine.lines = lines

@@ -150,3 +150,32 @@ def test_a_notebook_with_shifted_cell_ids_is_resynced_not_rendered_shifted(publi
     assert "RuntimeError" in outputs_after(md, "torch.zeros(2, 3).view(4)")
     # The zh twin, whose notebook was not touched, keeps its outputs under its own cells too.
     assert "sum: 6" in outputs_after((out / "zh/demo.md").read_text(encoding="utf-8"), "torch.arange(4).sum()")
+
+
+def test_one_reader_across_rebuilds_publishes_what_a_fresh_build_does(published, tmp_path):
+    """A serve session hands one Session to every rebuild's publisher, whose reader shares each page it read among
+    the checks, the GPU store and the engine: nothing may change those pages, and an edit must show as in a fresh
+    build."""
+    from torchnotes.engine.environment import probe
+    from torchnotes.pages.read import read_page
+    from torchnotes.publish.tree import Publisher, Session
+    from torchnotes.settings import load
+
+    src, out = published
+    settings = load(src / "mkdocs.yml")
+    env = probe(src / "requirements.txt")
+    session = Session.for_settings(settings)
+    Publisher(settings, env, log=[].append, session=session).run(out)
+    page = src / "docs/en/demo.md"
+    page.write_text(page.read_text(encoding="utf-8").replace("Some prose about gradients.", "Other prose."), encoding="utf-8")
+    Publisher(settings, env, log=[].append, session=session).run(out)
+    Publisher(settings, env, log=[].append).run(tmp_path / "fresh")
+
+    def files(folder: Path) -> dict:
+        return {p.relative_to(folder): p.read_bytes() for p in folder.rglob("*") if p.is_file()}
+
+    assert files(out) == files(tmp_path / "fresh")
+    assert "Other prose." in (out / "en/demo.md").read_text(encoding="utf-8")
+    assert len(session.reader.pages) == 6
+    for path, (text, kept) in session.reader.pages.items():
+        assert kept.notebook == read_page(path, text).notebook, f"{path}: a build changed the page it was given"

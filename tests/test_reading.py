@@ -77,83 +77,98 @@ def test_a_version_file_it_cannot_read_falls_back_to_the_child(tmp_path, monkeyp
 # --- the pages ---------------------------------------------------------------------------------------------
 
 @pytest.fixture
-def counted(monkeypatch, tmp_path):
-    """jupytext's reads, counted; an empty memo in this process, kept pages under tmp_path/parsed."""
+def counted(monkeypatch):
+    """jupytext's reads, counted."""
     calls = []
     real = jupytext.reads
     monkeypatch.setattr(pages.jupytext, "reads", lambda *a, **k: calls.append(1) or real(*a, **k))
-    monkeypatch.setattr(pages, "_parsed", {})
-    monkeypatch.setattr(pages, "_parsed_dir", None)
-    pages.keep_parsed_in(tmp_path / "parsed")
     return calls
 
 
-def test_a_page_is_parsed_once_per_text_in_a_process_and_across_builds(tmp_path, counted, monkeypatch):
+def test_a_page_is_parsed_once_per_text_by_a_reader_and_across_builds(tmp_path, counted):
     path = tmp_path / "p.md"
     path.write_text(PAGE)
-    first = pages.read_page(path)
-    first.notebook.cells[0].source = "changed by a caller"
-    second = pages.read_page(path)
-    assert len(counted) == 1
-    assert second.notebook.cells[0].source != "changed by a caller"  # each reader gets its own copy
-    monkeypatch.setattr(pages, "_parsed", {})  # the next build: a new process, same folder
-    assert pages.read_page(path).notebook == second.notebook and len(counted) == 1
+    reader = pages.Reader(tmp_path / "parsed")
+    first = reader.page(path)
+    assert reader.page(path) is first and len(counted) == 1  # the checks, the GPU store, the engine: one page
+    nxt = pages.Reader(tmp_path / "parsed")  # the next build: a new reader, same folder
+    again = nxt.page(path)
+    assert again is not first and again.notebook == first.notebook and len(counted) == 1
     path.write_text(PAGE.replace("Prose.", "Other prose."))  # any edit is a new text: parsed again
-    assert "Other prose." in pages.read_page(path).notebook.cells[0].source and len(counted) == 2
+    edited = nxt.page(path)
+    assert "Other prose." in edited.notebook.cells[0].source and len(counted) == 2
+    assert list(nxt.pages) == [path] and nxt.pages[path][1] is edited  # a serve session keeps the last text only
 
 
-def test_a_damaged_kept_page_is_parsed_again(tmp_path, counted, monkeypatch):
+def test_readers_share_nothing_but_their_folder(tmp_path, counted):
+    """No state outside a reader: without a folder each reader parses afresh, and so does read_page without one."""
     path = tmp_path / "p.md"
     path.write_text(PAGE)
+    pages.Reader().page(path)
+    pages.Reader().page(path)
     pages.read_page(path)
+    pages.read_page(path)
+    assert len(counted) == 4
+    reader = pages.Reader()
+    pages.read_page(path, reader=reader)
+    pages.read_page(path, reader=reader)
+    assert len(counted) == 5 and not (tmp_path / "parsed").exists()
+
+
+def test_a_damaged_kept_page_is_parsed_again(tmp_path, counted):
+    path = tmp_path / "p.md"
+    path.write_text(PAGE)
+    pages.Reader(tmp_path / "parsed").page(path)
     (kept,) = (tmp_path / "parsed").glob("*.json")
     body = json.loads(kept.read_text())
     body["body"]["notebook"]["cells"][0]["source"] = "# Hand-edited"
     kept.write_text(json.dumps(body))
-    monkeypatch.setattr(pages, "_parsed", {})
-    assert "Prose." in pages.read_page(path).notebook.cells[0].source and len(counted) == 2
+    assert "Prose." in pages.Reader(tmp_path / "parsed").page(path).notebook.cells[0].source and len(counted) == 2
     kept.write_text("{trunc")
-    monkeypatch.setattr(pages, "_parsed", {})
-    assert "Prose." in pages.read_page(path).notebook.cells[0].source and len(counted) == 3
+    assert "Prose." in pages.Reader(tmp_path / "parsed").page(path).notebook.cells[0].source and len(counted) == 3
 
 
 def test_a_page_that_fails_is_never_kept(tmp_path, counted):
     path = tmp_path / "p.md"
     path.write_text("---\ntitle: [unclosed\n---\n\n# T\n")
+    reader = pages.Reader(tmp_path / "parsed")
     for _ in range(2):
         with pytest.raises(InvalidFrontMatter):
-            pages.read_page(path)
+            reader.page(path)
     assert len(counted) == 2 and not list((tmp_path / "parsed").glob("*.json"))
 
 
-def test_prune_keeps_the_pages_read_in_this_process(tmp_path, counted, monkeypatch):
+def test_prune_keeps_the_pages_this_reader_read(tmp_path, counted):
     old, new = tmp_path / "old.md", tmp_path / "new.md"
     old.write_text(PAGE)
     new.write_text(PAGE.replace("Prose.", "New."))
-    pages.read_page(old)
-    pages.read_page(new)
-    monkeypatch.setattr(pages, "_parsed", {})
-    pages.read_page(new)
-    assert len(pages.prune_parsed()) == 1
+    first = pages.Reader(tmp_path / "parsed")
+    first.page(old)
+    first.page(new)
+    second = pages.Reader(tmp_path / "parsed")
+    second.page(new)
+    assert len(second.prune()) == 1
     assert len(list((tmp_path / "parsed").glob("*.json"))) == 1
+    assert pages.Reader().prune() == []  # a reader without a folder keeps nothing to prune
 
 
-def test_code_fingerprints_come_back_with_a_kept_page(tmp_path, counted, monkeypatch):
-    """The cache key tokenizes every code cell on every build; a kept page brings its cells' fingerprints."""
+def test_code_fingerprints_come_back_with_a_kept_page(tmp_path, monkeypatch):
+    """The cache key reads every code cell's fingerprint on every build; a kept page brings them along."""
     path = tmp_path / "p.md"
     path.write_text(PAGE)
-    expected = pages._fingerprint("print(1)")
-    pages.read_page(path)
-    monkeypatch.setattr(pages, "_parsed", {})  # the next build: a new process, same folder
-    monkeypatch.setattr(pages, "_fingerprints", {})
+    expected = pages.code_fingerprint("print(1)")
+    pages.Reader(tmp_path / "parsed").page(path)
     tokenized = []
-    monkeypatch.setattr(pages, "_fingerprint", lambda source: tokenized.append(source) or "")
-    pages.read_page(path)
-    assert pages.code_fingerprint("print(1)") == expected and tokenized == []
-    assert pages.code_fingerprint("print(2)") == "" and tokenized == ["print(2)"]  # a new cell is tokenized
+    real = pages.code_fingerprint
+    monkeypatch.setattr(pages, "code_fingerprint", lambda source: tokenized.append(source) or real(source))
+    page = pages.Reader(tmp_path / "parsed").page(path)  # the next build: a new reader, same folder
+    (cell,) = page.code_cells
+    assert page.fingerprint(cell) == expected and tokenized == []
+    cell.source = "print(2)"  # a cell changed after reading is fingerprinted now, never given the old one
+    assert page.fingerprint(cell) == real("print(2)") != expected and tokenized == ["print(2)"]
 
 
-def test_a_notebook_is_written_once_per_content(tmp_path, counted, monkeypatch):
+def test_a_notebook_is_written_once_per_content(tmp_path, monkeypatch):
     """Writing a notebook (nbformat validates it) is kept like parsing: by its content, across builds."""
     from torchnotes.pages import checks
 
@@ -162,10 +177,10 @@ def test_a_notebook_is_written_once_per_content(tmp_path, counted, monkeypatch):
     monkeypatch.setattr(checks.jupytext, "writes", lambda *a, **k: writes.append(1) or real(*a, **k))
     path = tmp_path / "p.md"
     path.write_text(PAGE)
-    notebook = checks.as_paired(pages.read_page(path).notebook)
-    text = checks.notebook_text(notebook)
+    reader = pages.Reader(tmp_path / "parsed")
+    notebook = checks.as_paired(reader.page(path).notebook)
+    text = checks.notebook_text(notebook, reader)
     assert text == real(notebook, fmt="ipynb") and len(writes) == 1
-    monkeypatch.setattr(pages, "_parsed", {})  # the next build
-    assert checks.notebook_text(notebook) == text and len(writes) == 1
+    assert checks.notebook_text(notebook, pages.Reader(tmp_path / "parsed")) == text and len(writes) == 1  # the next build
     notebook.cells[0].source = "Other prose."
-    assert "Other prose." in checks.notebook_text(notebook) and len(writes) == 2
+    assert "Other prose." in checks.notebook_text(notebook, reader) and len(writes) == 2

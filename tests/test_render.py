@@ -144,3 +144,24 @@ def test_short_traceback_is_shown_whole(tmp_path):
     error = {"output_type": "error", "ename": "E", "evalue": "", "traceback": ["-", "E  Traceback", "Cell In[1]", "E: x"]}
     md, _ = render(tmp_path, code("x", 'tags=["raises-exception"] raises="E"'), [[error]])
     assert "<details" not in md and "Cell In[1]" in md
+
+
+def test_conversions_are_kept_by_their_text_and_the_unused_ones_forgotten(monkeypatch):
+    """A serve session converts each output and paragraph once; what a rebuild no longer shows is dropped."""
+    from torchnotes.publish import render as rendering
+
+    calls = []
+    real = rendering.ansi2html
+    monkeypatch.setattr(rendering, "ansi2html", lambda text: calls.append(text) or real(text))
+    conversions = rendering.Conversions()
+    coloured = "\x1b[31mred\x1b[0m <tag>"
+    assert conversions.ansi_html(coloured) == real(coloured) == conversions.ansi_html(coloured)
+    assert conversions.joined("中文\n句子") == rendering.join_cjk_lines("中文\n句子") == "中文句子"
+    assert len(calls) == 1
+    conversions.forget_unused()  # the end of a build that used both
+    conversions.ansi_html(coloured)
+    assert len(calls) == 1
+    conversions.forget_unused()  # a build that used only the first
+    assert set(conversions.kept) == {("ansi", coloured)}
+    conversions.forget_unused()  # a build that used neither
+    assert conversions.kept == {}

@@ -1,7 +1,7 @@
 """The packed search index (torchnotes/publish/search_index.py) unpacks, in the real worker, to Material's entries.
 
 The worker wrapper (docs/assets/javascripts/workers/search-zh.js) runs in Node on the packed index; what
-it hands Material's worker is compared with the entries Material's own plugin made, jieba cut included.
+it hands Material's worker is compared with the entries Material's plugin makes (its jieba cut, redone here).
 """
 
 from __future__ import annotations
@@ -15,9 +15,9 @@ from pathlib import Path
 
 import pytest
 from helpers import SEPARATOR, site_search_options
-from material.plugins.search.plugin import SearchIndex
 
 from torchnotes.publish import search_index
+from torchnotes.publish.zh import HAN
 
 ROOT = Path(__file__).resolve().parent.parent
 WORKER = ROOT / "docs" / "assets" / "javascripts" / "workers" / "search-zh.js"
@@ -53,7 +53,6 @@ def unpack(tmp_path: Path, packed: dict) -> dict:
 def material_index(lang: str) -> dict:
     """Entries as Material's plugin makes them from the prose of this site's pages: jieba cut, <code> kept."""
     options = site_search_options(lang)
-    maker = SearchIndex(pipeline=[], fields={}, **options)
     if lang == "zh":
         import jieba
         with (ROOT / options["jieba_dict_user"]).open("rb") as words:  # as Material's plugin loads it
@@ -68,9 +67,17 @@ def material_index(lang: str) -> dict:
             text = " ".join("<p>" + re.sub(r"`([^`]+)`", r"<code>\1</code>", p) + "</p>" for p in paragraphs)
             suffix = "" if number == 0 else "#" + re.sub(r"\W+", "-", title.lower()).strip("-")
             docs.append({"location": location + suffix,
-                         "title": maker._segment_chinese(title.strip()), "text": maker._segment_chinese(text)})
+                         "title": segmented(title.strip()), "text": segmented(text)})
     return {"config": {"lang": options["lang"], "separator": options["separator"], "pipeline": ["stemmer"]},
             "docs": docs}
+
+
+def segmented(text: str) -> str:
+    """As Material's search plugin indexes Chinese: each run of Han characters cut by jieba, the words set
+    apart by zero-width spaces."""
+    import jieba
+
+    return HAN.sub(lambda run: "\u200b" + "\u200b".join(jieba.cut(run.group(0))) + "\u200b", text).strip("\u200b")
 
 
 def squeezed(value: str) -> str:

@@ -2,6 +2,8 @@
 and a page's outputs are the same bytes as from a kernel started from scratch."""
 
 import os
+import threading
+import time
 
 from helpers import code, page
 
@@ -48,3 +50,41 @@ def test_forked_and_fresh_kernels_give_the_same_outputs(tmp_path, make_engine):
     assert forked.outputs == fresh.outputs
     kinds = [o["output_type"] for o in forked.cell_outputs()[0]]
     assert kinds == ["stream", "stream", "display_data"]  # the prints, the warning, the figure
+
+
+def test_a_session_keeps_its_zygote_across_builds_and_starts_one_per_keyed_variables(tmp_path, make_engine, monkeypatch):
+    """`mkdocs serve` keeps one Zygotes across rebuilds: a code edit forks at once instead of importing torch again.
+    A keyed variable (one the cache key holds) gets a zygote of its own, and a zygote that died is started again."""
+    from torchnotes.engine.zygote import Zygotes
+
+    pool = Zygotes()
+    pages = [page(tmp_path, f"en/p{n}.md", code(f"import os\nprint({n}, os.environ.get('CUDA_LAUNCH_BLOCKING'))"))
+             for n in range(4)]
+
+    def build(path):
+        report = make_engine(zygotes=pool).run([path])
+        assert report.kernels == 1 and not report.failures
+        return report.results[0].cell_outputs()[0][0]["text"]
+
+    try:
+        # The first build on a thread that ends with it (as Engine.run inside an event loop does): its zygote
+        # must outlive that thread.
+        done = []
+        worker = threading.Thread(target=lambda: done.append(build(pages[0])))
+        worker.start()
+        worker.join()
+        assert done == ["0 None\n"]
+        (first,) = pool.started.values()
+        time.sleep(0.5)
+        assert first.process.poll() is None, "the session's zygote died with the build's thread"
+        assert build(pages[1]) == "1 None\n" and list(pool.started.values()) == [first]  # the next build: the same one
+        monkeypatch.setenv("CUDA_LAUNCH_BLOCKING", "1")
+        assert build(pages[2]) == "2 1\n" and len(pool.started) == 2
+        monkeypatch.delenv("CUDA_LAUNCH_BLOCKING")
+        first.process.kill()
+        first.process.wait()
+        assert build(pages[3]) == "3 None\n" and first not in pool.started.values() and len(pool.started) == 2
+        kept = list(pool.started.values())
+    finally:
+        pool.close()
+    assert pool.started == {} and all(z.process.poll() is not None for z in kept)

@@ -36,7 +36,7 @@ from torchnotes.errors import BuildFailed, GeneratorFailed, NotebookError, Recor
 from torchnotes.pages.checks import check_pairs, check_translations, check_untranslated, page_paths, sync_pairs
 from torchnotes.pages.freshness import Ledger
 from torchnotes.pages.glossary import check_terms
-from torchnotes.pages.read import prune_parsed, read_page
+from torchnotes.pages.read import Reader, read_page
 from torchnotes.pages.safety import check_prose
 from torchnotes.pages.tokens import check_tokens
 from torchnotes.settings import Settings
@@ -70,13 +70,13 @@ def sync(s: Settings, args) -> int:
 
 
 def check(s: Settings, args) -> int:
-    docs, langs = s.docs_dir, s.languages
+    docs, langs, reader = s.docs_dir, s.languages, Reader()
     errors: list[NotebookError] = (check_translations(docs, langs) + check_untranslated(docs, langs)
-                                   + check_pairs(docs, notebooks_dir(s), langs))
+                                   + check_pairs(docs, notebooks_dir(s), langs, reader))
     readable, pinned = [], pinned_torch(s.path("requirements"))
     for path in all_pages(s):
         try:
-            parsed = read_page(path)
+            parsed = reader.page(path)
             errors += check_prose(path, parsed) + check_tokens(path, pinned)
         except NotebookError as error:
             errors.append(error)
@@ -86,7 +86,7 @@ def check(s: Settings, args) -> int:
         for number, cell in enumerate(parsed.code_cells, 1):
             if "volatile" in cell.metadata.get("tags", []):
                 print(f"volatile: {path} (code cell {number}): {cell.metadata['reason']}")
-    gpu_warnings, gpu_errors = recorded.check(recorded.Store(s.root / recorded.STORE_DIR, docs), readable)
+    gpu_warnings, gpu_errors = recorded.check(recorded.Store(s.root / recorded.STORE_DIR, docs), readable, reader=reader)
     errors += gpu_errors + (gpu_warnings if args.strict_gpu else [])
     if not args.strict_gpu:
         for warning in gpu_warnings:
@@ -98,7 +98,7 @@ def check(s: Settings, args) -> int:
     for error in errors:
         print(error.message, file=sys.stderr)
     # Translations behind their English page: named, never a failure (an English typo fix needs no Chinese).
-    for stale in Ledger(s.root, docs, langs).stale():
+    for stale in Ledger(s.root, docs, langs, reader).stale():
         print(stale.message, file=sys.stderr)
     gpu_note = f" ({len(gpu_warnings)} GPU recording warning(s))" if gpu_warnings and not args.strict_gpu else ""
     print(f"{len(errors)} problem(s)" if errors else f"all pages check out{gpu_note}")
@@ -127,7 +127,8 @@ def execute(s: Settings, args) -> int:
         return 0
     report_path = args.report or engine.cache.folder / "report.json"
     # Every check before any kernel starts: a broken page is reported at once, not after the others ran.
-    problems = check_translations(s.docs_dir, s.languages) + check_pairs(s.docs_dir, notebooks_dir(s), s.languages)
+    problems = check_translations(s.docs_dir, s.languages) + check_pairs(s.docs_dir, notebooks_dir(s), s.languages,
+                                                                                 engine.reader)
     if problems:
         for error in problems:
             print(error.message, file=sys.stderr)
@@ -148,7 +149,7 @@ def execute(s: Settings, args) -> int:
     if args.prune and not report.failures:
         keep = report.used_keys | current_keys(engine, all_pages(s)) | compared_keys(s, all_pages(s))
         removed = engine.cache.prune(keep)
-        prune_parsed()
+        engine.reader.prune()
         print(f"pruned {len(removed)} unused cache entries")
     return 1 if report.failures else 0
 

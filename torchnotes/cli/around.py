@@ -15,7 +15,6 @@ from torchnotes.engine.environment import probe
 from torchnotes.engine.scheduler import Engine, current_keys
 from torchnotes.pages.checks import page_paths
 from torchnotes.pages.freshness import Ledger, stale_summary
-from torchnotes.pages.read import prune_parsed
 from torchnotes.settings import Settings
 from torchnotes.versions.run import FAILED_DIR, compared_keys, merge_states
 
@@ -69,7 +68,7 @@ def prune(s: Settings, args) -> int:
     engine = Engine.from_settings(s, environment(s))
     keep = current_keys(engine, all_pages(s)) | compared_keys(s, all_pages(s))
     removed = engine.cache.prune(keep)
-    parsed = prune_parsed()  # current_keys has just read every current page
+    parsed = engine.reader.prune()  # current_keys has just read every current page with this reader
     print(f"removed {len(removed)} entries no current page uses; {len(engine.cache.keys())} kept"
           f" ({len(parsed)} parsed page(s) of old versions removed)")
     return 0

@@ -14,14 +14,16 @@ import datetime
 import hashlib
 import json
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from torchnotes.engine.environment import Environment
 from torchnotes.engine.inputs import changes, snapshot
 from torchnotes.engine.sources import ENGINE_VERSION
 from torchnotes.errors import CacheCorrupted
-from torchnotes.pages.read import code_fingerprint  # noqa: F401  (re-exported: the key's view of code)
+from torchnotes.pages.read import code_fingerprint
 from torchnotes.storage import digest, write_atomically
 
 
@@ -30,14 +32,16 @@ def full_source_hash(code_cells: list) -> str:
     return _digest([cell.source for cell in code_cells])
 
 
-def key_parts(code_cells: list, kernel: str, env: Environment) -> dict[str, str]:
-    """Each part of the key on its own, so a miss can say which one changed."""
+def key_parts(code_cells: list, kernel: str, env: Environment,
+              fingerprint: Callable[[Any], str] = lambda cell: code_fingerprint(cell.source)) -> dict[str, str]:
+    """Each part of the key on its own, so a miss can say which one changed. fingerprint(cell) is the code as
+    the key sees it (code_fingerprint; a Page hands over the ones it computed when it was parsed)."""
     env_key = env.key()
     variables = env_key.pop("variables", "{}")
     env_key.pop("fonts", None)  # an input of the pages that draw text, not of every page (torchnotes.engine.inputs)
     cells = [
         {
-            "code": code_fingerprint(cell.source),
+            "code": fingerprint(cell),
             "tags": sorted(cell.metadata.get("tags", [])),
             "raises": cell.metadata.get("raises"),
             "match": cell.metadata.get("match"),
@@ -161,7 +165,7 @@ class PageCache:
         self.versions: dict[str, str | None] = {}
 
     def key_parts(self, page) -> dict[str, str]:
-        return key_parts(page.code_cells, self.kernel, self.env)
+        return key_parts(page.code_cells, self.kernel, self.env, page.fingerprint)
 
     def key(self, page) -> str:
         return key_from_parts(self.key_parts(page))

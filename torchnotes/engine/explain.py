@@ -8,7 +8,6 @@ from pathlib import Path
 from torchnotes.engine.cache import Hit
 from torchnotes.engine.scheduler import Engine
 from torchnotes.errors import NotebookError
-from torchnotes.pages.read import read_page
 
 _PARTS = {
     "code": "its code cells or their options changed",
@@ -23,7 +22,7 @@ def explain(engine: Engine, path: Path) -> str:
     """Why the page would be served from the cache or executed, in one line (python -m torchnotes execute --explain)."""
     shown = engine.shown(path)
     try:
-        page = read_page(path)
+        page = engine.reader.page(path)
     except NotebookError as error:
         return f"{shown}: cannot be executed: {error.message}"
     if not page.code_cells:

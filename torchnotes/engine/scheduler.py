@@ -16,9 +16,9 @@ from torchnotes.engine.environment import Environment
 from torchnotes.engine.execute import Options, execute_page, kernel_env
 from torchnotes.engine.locks import clean_leftovers, entry_lock
 from torchnotes.engine.results import PageResult, Report
-from torchnotes.engine.zygote import Zygote, ZygoteFailed
+from torchnotes.engine.zygote import Zygote, ZygoteFailed, Zygotes
 from torchnotes.errors import BuildTimeout, NotebookError, NotExecuted
-from torchnotes.pages.read import Page, keep_parsed_in, read_page
+from torchnotes.pages.read import Page, Reader
 
 
 class Engine:
@@ -32,12 +32,12 @@ class Engine:
                  timeout: int = 300, kernel: str = "python3", memory_limit_mb: int = 0, mode: str = "auto",
                  page_timeout: float = 900, build_timeout: float = 0, fork: bool = True,
                  packages: dict[str, str] | None = None, python: str = sys.executable,
-                 log: Callable[[str], None] = print):
+                 log: Callable[[str], None] = print, reader: Reader | None = None, zygotes: Zygotes | None = None):
         if mode not in ("auto", "force", "off"):
             raise ValueError(f"execution mode must be auto, force or off, not {mode!r}")
         self.cache = cache
         self.env = env
-        keep_parsed_in(cache.folder / "parsed")
+        self.reader = reader or Reader(cache.folder / "parsed")  # pages parsed once per build, kept across builds
         self.root = Path(root or Path.cwd()).resolve()
         self.entries = PageCache(cache, env, kernel, self.root, packages=packages, log=log)
         self.jobs = jobs or os.cpu_count() or 1
@@ -47,6 +47,7 @@ class Engine:
                                fonts=env.fonts)
         self.build_timeout = build_timeout
         self.fork = fork  # kernels forked from a zygote that has imported torch (torchnotes.engine.zygote)
+        self.zygotes = zygotes  # a session's (kept across its builds); without, one zygote per build
         self.python = python  # the kernels' interpreter: the zygote is started with it
         self.mode = mode
         self.log = log
@@ -103,15 +104,17 @@ class Engine:
         try:
             await asyncio.gather(*(build.execute(key, group, options) for key, group in pending))
         finally:
-            if zygote is not None:
+            if zygote is not None and self.zygotes is None:
                 zygote.close()
         return build.finish()
 
     def _start_zygote(self) -> Zygote | None:
-        """One zygote per build, when this interpreter's ipykernel is the kernel (TORCHNOTES_FORK=0: never)."""
+        """The build's zygote, when this interpreter's ipykernel is the kernel (TORCHNOTES_FORK=0: never)."""
         if os.environ.get("TORCHNOTES_FORK", "1") == "0" or not self.fork:
             return None
         try:
+            if self.zygotes is not None:
+                return self.zygotes.get(kernel_env(self.options), python=self.python)
             return Zygote(kernel_env(self.options), python=self.python)
         except ZygoteFailed as error:
             self.log(f"kernels start from scratch: {error}")
@@ -141,7 +144,7 @@ class _Build:
         for path in self.paths:
             shown = self.engine.shown(path)
             try:
-                page = read_page(path)
+                page = self.engine.reader.page(path)
             except NotebookError as error:
                 self.results[shown] = PageResult(shown, "failed", error=error)
                 continue
@@ -268,7 +271,7 @@ def current_keys(engine: Engine, paths: list[Path]) -> set[str]:
     pages = []
     for path in paths:
         try:
-            page = read_page(path)
+            page = engine.reader.page(path)
         except NotebookError:
             continue
         if page.code_cells:

@@ -16,6 +16,7 @@ The zygote dies with the build (parent-death signal), and its kernels with it.
 
 from __future__ import annotations
 
+import concurrent.futures
 import json
 import os
 import signal
@@ -26,6 +27,8 @@ from pathlib import Path
 
 from jupyter_client.manager import AsyncKernelManager
 from jupyter_client.provisioning import LocalProvisioner
+
+from torchnotes.engine.environment import keyed_variables
 
 # The modules every kernel imports anyway (kernel_setup.py imports numpy and torch; ipykernel imports IPython).
 PRELOAD = ("numpy", "torch", "IPython", "ipykernel.kernelapp")
@@ -70,6 +73,49 @@ class Zygote:
         self.process.wait()
         for stream in (self.process.stdin, self.process.stdout):
             stream.close()
+
+
+class Zygotes:
+    """Zygotes kept for a session (a `mkdocs serve`, a test run) instead of one per build: the next build's
+    kernels fork at once instead of waiting for torch to import again.
+
+    One per interpreter, working folder, PYTHONPATH, keyed variables (the allow-list the cache key holds: other
+    variables do not change what a page prints, so neither does the zygote that saw them) and state of the
+    folders on sys.path (installing or removing a package changes its folder: a zygote that imported before it
+    must not fork the kernels after it). Each kernel still gets its own build's environment with the fork.
+    """
+
+    def __init__(self):
+        self.started: dict[tuple, Zygote] = {}
+        # A zygote dies with the thread that started it (PR_SET_PDEATHSIG), and a build may run on a thread
+        # of its own (Engine.run inside an event loop): zygotes kept past a build start on this pool's thread.
+        self.starter = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="zygotes")
+
+    def get(self, env: dict[str, str], python: str = sys.executable) -> Zygote:
+        key = (python, os.getcwd(), env.get("PYTHONPATH", ""), keyed_variables(env), _path_state())
+        zygote = self.started.get(key)
+        if zygote is not None and zygote.process.poll() is not None:
+            zygote.close()  # it died (killed, out of memory): its pipes go, a new one starts
+            zygote = None
+        if zygote is None:
+            zygote = self.started[key] = self.starter.submit(Zygote, env, python=python).result()
+        return zygote
+
+    def close(self) -> None:
+        for zygote in self.started.values():
+            zygote.close()
+        self.started.clear()
+        self.starter.shutdown()
+
+
+def _path_state() -> tuple:
+    states = []
+    for folder in sys.path:
+        try:
+            states.append((folder, os.stat(folder or ".").st_mtime_ns))
+        except OSError:
+            states.append((folder, None))
+    return tuple(states)
 
 
 class ForkedProcess:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from torchnotes.gpu.shown import _words, label
 from torchnotes.gpu.store import TAG, Missing, Recorded, Stale, Store, numbers, tagged
-from torchnotes.pages.read import read_page
+from torchnotes.pages.read import Reader
 
 
 @dataclass
@@ -20,14 +20,15 @@ class ReportRow:
     recorded_on: str  # label() of the recording, '' when none
 
 
-def report_rows(store: Store, docs_dir: Path, lang: str, tag: str = TAG) -> list[ReportRow]:
+def report_rows(store: Store, docs_dir: Path, lang: str, tag: str = TAG, reader: Reader | None = None) -> list[ReportRow]:
     """One row per page of the language with tagged cells, for the GPU section of the execution report."""
     from torchnotes.pages.checks import page_paths
 
     rows = []
+    reader = reader or Reader()
     lang_dir = Path(docs_dir) / lang
     for path in page_paths(Path(docs_dir), lang):
-        page = read_page(path)
+        page = reader.page(path)
         cells = tagged(page, tag)
         if not cells:
             continue

@@ -10,7 +10,6 @@ from collections.abc import Iterable
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from torchnotes.engine.cache import code_fingerprint
 from torchnotes.errors import (
     NotebookError,
     RecordingCorrupted,
@@ -20,7 +19,7 @@ from torchnotes.errors import (
     RecordingStale,
 )
 from torchnotes.gpu.machine import Machine
-from torchnotes.pages.read import Page, read_page
+from torchnotes.pages.read import Page, Reader
 from torchnotes.storage import digest, write_atomically
 
 FORMAT = 1
@@ -39,7 +38,7 @@ def prefix_hashes(page: Page) -> list[str]:
     running = hashlib.sha256()
     hashes = []
     for cell in page.code_cells:
-        running.update(code_fingerprint(cell.source).encode())
+        running.update(page.fingerprint(cell).encode())
         running.update(b"\x00")
         hashes.append(running.copy().hexdigest())
     return hashes
@@ -218,14 +217,16 @@ def record(results: Iterable, store: Store, machine: Machine, *, tag: str = TAG)
     return written
 
 
-def pages_with(paths: Iterable[Path], tag: str = TAG) -> list[Path]:
+def pages_with(paths: Iterable[Path], tag: str = TAG, reader: Reader | None = None) -> list[Path]:
     """The pages that have a cell with the tag: the ones a recording run executes."""
-    return [p for p in paths if tagged(read_page(p), tag)]
+    reader = reader or Reader()
+    return [p for p in paths if tagged(reader.page(p), tag)]
 
 
 # ---------------------------------------------------------------------------------------------------- check
 
-def check(store: Store, paths: Iterable[Path], tag: str = TAG) -> tuple[list[NotebookError], list[NotebookError]]:
+def check(store: Store, paths: Iterable[Path], tag: str = TAG,
+          reader: Reader | None = None) -> tuple[list[NotebookError], list[NotebookError]]:
     """(warnings, errors): stale and missing recordings, one per page and kind, and store files without a page;
     damaged store files (every file under the store is verified, not only those of current pages).
 
@@ -233,8 +234,9 @@ def check(store: Store, paths: Iterable[Path], tag: str = TAG) -> tuple[list[Not
     warnings: list[NotebookError] = []
     errors: list[NotebookError] = []
     expected = set()
+    reader = reader or Reader()
     for path in paths:
-        page = read_page(path)
+        page = reader.page(path)
         cells = tagged(page, tag)
         if not cells:
             continue

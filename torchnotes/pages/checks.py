@@ -10,7 +10,7 @@ import jupytext
 import nbformat
 
 from torchnotes.errors import MissingTranslation, NotebookError, PairOutOfSync, UntranslatedPage
-from torchnotes.pages.read import parse_markdown, remembered
+from torchnotes.pages.read import Reader, parse_markdown
 
 # Written into the non-English twin of an imported page (scripts/import_tutorial.py) until it is translated.
 TRANSLATE_MARKER = "<!-- torchnotes: to translate -->"
@@ -55,9 +55,9 @@ def paired_notebook(page: Path, docs_dir: Path, notebooks_dir: Path) -> Path:
     return Path(notebooks_dir) / Path(page).relative_to(docs_dir).with_suffix(".ipynb")
 
 
-def notebook_for(page: Path) -> nbformat.NotebookNode | None:
+def notebook_for(page: Path, reader: Reader | None = None) -> nbformat.NotebookNode | None:
     """The paired notebook as committed, or None for a page without code (the report): nothing to pair."""
-    notebook = parse_markdown(Path(page).read_text(encoding="utf-8"), page)
+    notebook = parse_markdown(Path(page).read_text(encoding="utf-8"), page, reader)
     if not any(c.cell_type == "code" for c in notebook.cells):
         return None
     return as_paired(notebook)
@@ -75,10 +75,10 @@ def as_paired(notebook: nbformat.NotebookNode) -> nbformat.NotebookNode:
     return notebook
 
 
-def notebook_text(notebook: nbformat.NotebookNode) -> str:
-    """The notebook as .ipynb text; nbformat validates it on the way, once per content (remembered)."""
+def notebook_text(notebook: nbformat.NotebookNode, reader: Reader | None = None) -> str:
+    """The notebook as .ipynb text; nbformat validates it on the way, once per content and reader (remembered)."""
     made_from = json.dumps(notebook, sort_keys=True, ensure_ascii=False)
-    return remembered("ipynb", made_from, lambda: {"text": jupytext.writes(notebook, fmt="ipynb")})["text"]
+    return (reader or Reader()).remembered("ipynb", made_from, lambda: {"text": jupytext.writes(notebook, fmt="ipynb")})["text"]
 
 
 def _shape(notebook: nbformat.NotebookNode) -> list[tuple]:
@@ -86,13 +86,13 @@ def _shape(notebook: nbformat.NotebookNode) -> list[tuple]:
             for c in notebook.cells]
 
 
-def check_pairs(docs_dir: Path, notebooks_dir: Path, langs: list[str]) -> list[NotebookError]:
+def check_pairs(docs_dir: Path, notebooks_dir: Path, langs: list[str], reader: Reader | None = None) -> list[NotebookError]:
     errors: list[NotebookError] = []
     for lang in langs:
         for page in page_paths(docs_dir, lang):
             paired = paired_notebook(page, docs_dir, notebooks_dir)
             try:
-                expected = notebook_for(page)
+                expected = notebook_for(page, reader)
             except NotebookError as error:
                 errors.append(error)
                 continue
@@ -117,19 +117,20 @@ def check_pairs(docs_dir: Path, notebooks_dir: Path, langs: list[str]) -> list[N
     return errors
 
 
-def sync_pairs(docs_dir: Path, notebooks_dir: Path, langs: list[str]) -> list[Path]:
+def sync_pairs(docs_dir: Path, notebooks_dir: Path, langs: list[str], reader: Reader | None = None) -> list[Path]:
     """Write every paired notebook from its page; remove notebooks whose page is gone. Returns what changed."""
+    reader = reader or Reader()
     changed = []
     for lang in langs:
         for page in page_paths(docs_dir, lang):
             paired = paired_notebook(page, docs_dir, notebooks_dir)
-            expected = notebook_for(page)
+            expected = notebook_for(page, reader)
             if expected is None:
                 if paired.exists():
                     paired.unlink()
                     changed.append(paired)
                 continue
-            text = notebook_text(expected)
+            text = notebook_text(expected, reader)
             if not paired.exists() or paired.read_text(encoding="utf-8") != text:
                 paired.parent.mkdir(parents=True, exist_ok=True)
                 paired.write_text(text, encoding="utf-8")

@@ -21,7 +21,7 @@ from pathlib import Path
 import yaml
 
 from torchnotes.errors import NotebookError
-from torchnotes.pages.read import read_page
+from torchnotes.pages.read import Reader
 from torchnotes.storage import digest, write_atomically
 from torchnotes.strings import strings
 
@@ -59,15 +59,16 @@ class StaleTranslation:
         return "\n".join(shown[1:] if shown[:1] == ["⋯"] else shown)
 
 
-def prose(page: Path) -> str:
-    parsed = read_page(page)
+def prose(page: Path, reader: Reader | None = None) -> str:
+    parsed = (reader or Reader()).page(page)
     parts = [f"title: {parsed.meta.get('title', '')}", f"description: {parsed.meta.get('description', '')}"]
     parts += [cell.source.strip() for cell in parsed.notebook.cells if cell.cell_type == "markdown"]
     return "\n\n".join("\n".join(line.rstrip() for line in part.splitlines()) for part in parts) + "\n"
 
 
 class Ledger:
-    def __init__(self, root: Path, docs_dir: Path, langs: list[str]):
+    def __init__(self, root: Path, docs_dir: Path, langs: list[str], reader: Reader | None = None):
+        self.reader = reader or Reader()
         self.root, self.docs_dir, self.source, self.translated = Path(root), Path(docs_dir), langs[0], langs[1:]
         self.path = self.root / LEDGER
         self.entries: dict[str, str] = {}
@@ -89,7 +90,7 @@ class Ledger:
                 source = self.docs_dir / self.source / rel
                 if not source.exists():
                     continue  # check_translations reports the missing page
-                now = prose(source)
+                now = prose(source, self.reader)
                 if self.entries.get(rel) == digest(now):
                     continue
                 kept = self._snapshot(rel)
@@ -102,7 +103,7 @@ class Ledger:
         marked = []
         for page in pages:
             rel = self._rel(Path(page))
-            now = prose(self.docs_dir / self.source / rel)
+            now = prose(self.docs_dir / self.source / rel, self.reader)
             self.entries[rel] = digest(now)
             write_atomically(self._snapshot(rel), now.encode())
             marked.append(rel)

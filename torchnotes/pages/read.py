@@ -9,7 +9,7 @@ import re
 import tokenize
 import warnings
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import jupytext
@@ -48,6 +48,7 @@ class Page:
     notebook: nbformat.NotebookNode
     meta: dict
     lines: list[int]  # 1-based line of each code cell's fence in the .md file
+    fingerprints: dict[str, str] = field(default_factory=dict)  # code cell source -> code_fingerprint(source)
 
     @property
     def code_cells(self) -> list[nbformat.NotebookNode]:
@@ -56,6 +57,11 @@ class Page:
     @property
     def timeout(self) -> int | None:
         return self.meta.get("timeout")
+
+    def fingerprint(self, cell) -> str:
+        """The cell's code_fingerprint, computed when the page was parsed (cells changed since are computed now)."""
+        found = self.fingerprints.get(cell.source)
+        return found if found is not None else code_fingerprint(cell.source)
 
 
 def cell_number(cell_id: str) -> int:
@@ -66,66 +72,85 @@ def cell_number(cell_id: str) -> int:
     return int(number)
 
 
-def read_page(path: Path | str, text: str | None = None) -> Page:
-    path = Path(path)
-    if text is None:
-        text = path.read_text(encoding="utf-8")
-    notebook = parse_markdown(text, path)
-    meta = notebook.metadata.get("jupytext", {}).get("root_level_metadata", {})
-    _check_front_matter(path, text, meta)
-    lines = _code_cell_lines(text)
-    language = notebook.metadata.get("jupytext", {}).get("main_language", "python")
-    if language != "python":
-        raise InvalidCell(path, f"the page's code fences are ```{language}, which jupytext would make the notebook's language")
-    for number, cell in enumerate(c for c in notebook.cells if c.cell_type == "code"):
-        _check_cell(path, cell, number + 1, lines[number] if number < len(lines) else None)
-    return Page(path, notebook, meta, lines)
+def read_page(path: Path | str, text: str | None = None, reader: Reader | None = None) -> Page:
+    """The page, validated. Without a reader it is parsed afresh; a build passes its own (Reader)."""
+    return (reader or Reader()).page(path, text)
+
+
+def parse_markdown(text: str, path: Path | str = "<page>", reader: Reader | None = None) -> nbformat.NotebookNode:
+    """The page as a notebook, with stable cell ids so two conversions give the same bytes."""
+    return nbformat.from_dict((reader or Reader()).parsed(text, path)["notebook"])
 
 
 # jupytext builds and validates every cell of a page, and a build reads each page several times (checks,
 # GPU recordings, the engine): most of a no-change rebuild. So a page's notebook is kept by the hash of its
-# text, in this process and, once the engine names a folder (keep_parsed_in), on disk across builds. A page
-# that does not parse is never kept: its error is raised again on every read. Writing a notebook (nbformat
-# validates it) is kept the same way (remembered).
+# text, by the Reader of one build (or of one `mkdocs serve` session, across its rebuilds) and, when that
+# reader names a folder, on disk across builds. A page that does not parse is never kept: its error is
+# raised again on every read. Writing a notebook (nbformat validates it) is kept the same way (remembered).
 PARSER_VERSION = hashlib.sha256(
     f"{jupytext.__version__}|{nbformat.__version__}|{sorted(MD_FORMAT.items())}|".encode() + Path(__file__).read_bytes()
 ).hexdigest()[:16]
-_parsed: dict[str, dict] = {}
-_parsed_dir: Path | None = None
 
 
-def keep_parsed_in(folder: Path | None) -> None:
-    """Keep parsed pages under folder between builds (the engine passes <cache>/parsed)."""
-    global _parsed_dir
-    _parsed_dir = Path(folder) if folder is not None else None
+class Reader:
+    """Reads pages for one build or one serve session, keeping what it parsed (in memory, and under folder).
 
+    A page read twice with the same text is the same Page object: the checks, the GPU store and the engine
+    each read every page, and a serve session reads them again on every rebuild. So a Page is read-only;
+    whoever changes a notebook changes a copy (checks.as_paired, publish.tree.executed_notebook).
+    """
 
-def prune_parsed() -> list[Path]:
-    """Remove the kept pages this process has not read (call after reading every current page)."""
-    if _parsed_dir is None:
-        return []
-    return kept.prune(_parsed_dir, set(_parsed))
+    def __init__(self, folder: Path | None = None):
+        self.folder = Path(folder) if folder is not None else None
+        self.bodies: dict[str, dict] = {}  # by key: what this reader made or loaded
+        self.pages: dict[Path, tuple[str, Page]] = {}  # the last text read of each path, and its page
 
+    def page(self, path: Path | str, text: str | None = None) -> Page:
+        path = Path(path)
+        if text is None:
+            text = path.read_text(encoding="utf-8")
+        known = self.pages.get(path)
+        if known is not None and known[0] == text:
+            return known[1]
+        page = self._validated(path, text)
+        self.pages[path] = (text, page)
+        return page
 
-def remembered(what: str, made_from: str, make: Callable[[], dict]) -> dict:
-    """make(), a JSON body that is a function of made_from and the parser's versions only, computed once."""
-    key = hashlib.sha256(f"{PARSER_VERSION}\0{what}\0{made_from}".encode()).hexdigest()
-    body = _parsed.get(key)
-    if body is None and _parsed_dir is not None:
-        body = kept.load(_parsed_dir / f"{key}.json")
-    if body is None:
-        body = make()
-        if _parsed_dir is not None:
-            kept.store(_parsed_dir / f"{key}.json", body)
-    _parsed[key] = body
-    return body
+    def _validated(self, path: Path, text: str) -> Page:
+        body = self.parsed(text, path)
+        notebook = nbformat.from_dict(body["notebook"])  # its own copy: the kept body stays as parsed
+        meta = notebook.metadata.get("jupytext", {}).get("root_level_metadata", {})
+        _check_front_matter(path, text, meta)
+        lines = _code_cell_lines(text)
+        language = notebook.metadata.get("jupytext", {}).get("main_language", "python")
+        if language != "python":
+            raise InvalidCell(path, f"the page's code fences are ```{language}, which jupytext would make the notebook's language")
+        for number, cell in enumerate(c for c in notebook.cells if c.cell_type == "code"):
+            _check_cell(path, cell, number + 1, lines[number] if number < len(lines) else None)
+        return Page(path, notebook, meta, lines, dict(body["fingerprints"]))
 
+    def parsed(self, text: str, path: Path | str = "<page>") -> dict:
+        """{"notebook": the page as notebook JSON, "fingerprints": source -> code_fingerprint}."""
+        return self.remembered("page", text, lambda: _parse(text, path))
 
-def parse_markdown(text: str, path: Path | str = "<page>") -> nbformat.NotebookNode:
-    """The page as a notebook, with stable cell ids so two conversions give the same bytes."""
-    body = remembered("page", text, lambda: _parse(text, path))
-    _fingerprints.update(body["fingerprints"])  # the cache key reads them on every build
-    return nbformat.from_dict(body["notebook"])  # a fresh copy: callers may change their notebook
+    def remembered(self, what: str, made_from: str, make: Callable[[], dict]) -> dict:
+        """make(), a JSON body that is a function of made_from and the parser's versions only, computed once."""
+        key = hashlib.sha256(f"{PARSER_VERSION}\0{what}\0{made_from}".encode()).hexdigest()
+        body = self.bodies.get(key)
+        if body is None and self.folder is not None:
+            body = kept.load(self.folder / f"{key}.json")
+        if body is None:
+            body = make()
+            if self.folder is not None:
+                kept.store(self.folder / f"{key}.json", body)
+        self.bodies[key] = body
+        return body
+
+    def prune(self) -> list[Path]:
+        """Remove the kept pages this reader has not read (call after reading every current page)."""
+        if self.folder is None:
+            return []
+        return kept.prune(self.folder, set(self.bodies))
 
 
 def _parse(text: str, path: Path | str) -> dict:
@@ -144,33 +169,28 @@ def _parse(text: str, path: Path | str) -> dict:
     except Exception as error:  # jupytext has no error type of its own: keep the real cause in the message
         raise UnreadablePage(path, f"jupytext cannot read the page: {error.__class__.__name__}: {error}") from error
     code = 0
+    fingerprints: dict[str, str] = {}
     for index, cell in enumerate(notebook.cells):
         if cell.cell_type == "code":
             # The one place outputs are tied to cells: a code cell's id carries its number and its code, so an
             # output stored under it can only ever be shown under the code that produced it.
             code += 1
-            digest = hashlib.sha256(code_fingerprint(cell.source).encode()).hexdigest()[:8]
+            fingerprint = fingerprints.setdefault(cell.source, code_fingerprint(cell.source))
+            digest = hashlib.sha256(fingerprint.encode()).hexdigest()[:8]
             cell.id = f"code-{code}-{digest}"
         else:
             cell.id = f"text-{index}"
         for key in JUPYTEXT_LAYOUT_KEYS:
             cell.metadata.pop(key, None)
-    fingerprints = {c.source: code_fingerprint(c.source) for c in notebook.cells if c.cell_type == "code"}
+    jt = notebook.metadata.get("jupytext", {})
+    if "cell_metadata_filter" in jt:  # jupytext joins a set: its order changed from one process to the next
+        kept = jt["cell_metadata_filter"].split(",")
+        jt["cell_metadata_filter"] = ",".join(sorted(k for k in kept if not k.startswith("-")) + [k for k in kept if k.startswith("-")])
     return {"notebook": json.loads(json.dumps(notebook)), "fingerprints": fingerprints}
-
-
-_fingerprints: dict[str, str] = {}
 
 
 def code_fingerprint(source: str) -> str:
     """The code without comments or blank lines: a translated comment must not re-execute a page."""
-    found = _fingerprints.get(source)
-    if found is None:
-        found = _fingerprints[source] = _fingerprint(source)
-    return found
-
-
-def _fingerprint(source: str) -> str:
     try:
         tokens = [
             (tok.type, tok.string)

@@ -34,6 +34,34 @@ LONG_OUTPUT = 30  # lines; longer outputs get a fold the reader can close
 LONG_TRACEBACK = 25  # lines; longer tracebacks show the cell's frames and the error, the rest behind a fold
 
 
+class Conversions:
+    """ANSI to HTML and the joining of Chinese lines, kept by their text for one build or one serve session: a
+    rebuild meets the same outputs and paragraphs again. Both are functions of the text alone."""
+
+    def __init__(self):
+        self.kept: dict[tuple[str, str], str] = {}
+        self.used: set[tuple[str, str]] = set()
+
+    def ansi_html(self, text: str) -> str:
+        return self._kept("ansi", text, lambda: ansi2html(clean_paths(text)))
+
+    def joined(self, markdown: str) -> str:
+        return self._kept("cjk", markdown, lambda: join_cjk_lines(markdown))
+
+    def _kept(self, kind: str, text: str, make: Callable[[], str]) -> str:
+        key = (kind, text)
+        self.used.add(key)
+        found = self.kept.get(key)
+        if found is None:
+            found = self.kept[key] = make()
+        return found
+
+    def forget_unused(self) -> None:
+        """Drop what the last build did not use (a serve session runs for hours), and count afresh."""
+        self.kept = {key: value for key, value in self.kept.items() if key in self.used}
+        self.used = set()
+
+
 @dataclass
 class RenderContext:
     lang: str
@@ -48,6 +76,7 @@ class RenderContext:
     primary: str = ""
     # {{ torch_version }} and friends in prose (torchnotes.pages.tokens), from the build's environment.
     tokens: dict = field(default_factory=dict)
+    conversions: Conversions = field(default_factory=Conversions)
 
 
 
@@ -58,7 +87,7 @@ def render_markdown(page: Page, outputs: dict[str, list[dict]], ctx: RenderConte
     for cell in page.notebook.cells:
         if cell.cell_type != "code":
             # A line break between two Chinese characters would show as a space in the browser.
-            parts.append(join_cjk_lines(substitute(cell.source, ctx.tokens)))
+            parts.append(ctx.conversions.joined(substitute(cell.source, ctx.tokens)))
             continue
         parts.append(_render_code_cell(cell, outputs.get(cell.id, []), ctx, labels))
     return "\n\n".join(p for p in parts if p) + "\n"
@@ -136,21 +165,21 @@ def _render_output(out: dict, name: str, ctx: RenderContext, labels: dict) -> st
     kind = out.get("output_type")
     if kind == "stream":
         css = "nb-stderr" if out.get("name") == "stderr" else "nb-stdout"
-        return _pre(_text(out.get("text", "")), css)
+        return _pre(_text(out.get("text", "")), css, ctx)
     if kind == "error":
-        return _render_error(out.get("traceback", []), labels)
+        return _render_error(out.get("traceback", []), labels, ctx.conversions)
     if kind in ("execute_result", "display_data"):
         return _render_data(out.get("data", {}), name, ctx)
     return ""
 
 
-def _render_error(frames: list[str], labels: dict) -> str:
+def _render_error(frames: list[str], labels: dict, conversions: Conversions) -> str:
     """A traceback with the frames inside libraries folded away: the reader needs the cell's line and the error.
 
     IPython's traceback is a list: a rule, the exception heading, one entry per frame, then the error line.
     """
     caption = f'<span class="nb-error-label">{html.escape(labels["expected_error"])}</span>'
-    full = ansi2html(clean_paths("\n".join(frames)))
+    full = conversions.ansi_html("\n".join(frames))
     lines = full.count("\n") + 1
     head, body, tail = frames[:2], frames[2:-1], frames[-1:]
     if lines <= LONG_TRACEBACK or len(body) < 3:
@@ -161,7 +190,7 @@ def _render_error(frames: list[str], labels: dict) -> str:
     note = "\x1b[2m" + labels["frames_hidden"].format(count=hidden) + "\x1b[0m"
     short = head + cell_frames + ([note] if hidden else []) + [f for f in kept if f not in cell_frames] + tail
     summary = html.escape(labels["full_traceback"].format(lines=lines))
-    return (f'<pre class="nb-error" tabindex="0">{caption}{ansi2html(clean_paths(chr(10).join(short)))}</pre>\n'
+    return (f'<pre class="nb-error" tabindex="0">{caption}{conversions.ansi_html(chr(10).join(short))}</pre>\n'
             f'<details class="nb-details nb-traceback"><summary>{summary}</summary>\n'
             f'<pre class="nb-error" tabindex="0">{full}</pre>\n</details>')
 
@@ -180,7 +209,7 @@ def _render_data(data: dict, name: str, ctx: RenderContext) -> str:
     if "text/html" in data:
         return f'<div class="nb-html">{sanitize(_text(data["text/html"]))}</div>'
     if "text/plain" in data:
-        return _pre(_text(data["text/plain"]), "nb-result")
+        return _pre(_text(data["text/plain"]), "nb-result", ctx)
     return ""
 
 
@@ -199,10 +228,10 @@ def clean_paths(text: str) -> str:
     return text
 
 
-def _pre(text: str, css: str) -> str:
+def _pre(text: str, css: str, ctx: RenderContext) -> str:
     # ansi2html escapes <, > and & and turns colour codes into classes; plain text gets the same treatment.
     # tabindex: a scrolling block must be reachable by keyboard.
-    return f'<pre class="{css}" tabindex="0">{ansi2html(clean_paths(text.rstrip(chr(10))))}</pre>'
+    return f'<pre class="{css}" tabindex="0">{ctx.conversions.ansi_html(text.rstrip(chr(10)))}</pre>'
 
 
 def _text(value) -> str:

@@ -26,13 +26,14 @@ from torchnotes import gpu as recorded
 from torchnotes.engine.environment import Environment
 from torchnotes.engine.results import PageResult, Report
 from torchnotes.engine.scheduler import Engine
+from torchnotes.engine.zygote import Zygotes
 from torchnotes.errors import BuildFailed, NotebookError
 from torchnotes.gpu import STORE_DIR, Store, provenance_text
 from torchnotes.pages import tokens
 from torchnotes.pages.checks import as_paired, check_translations, notebook_text, page_paths, paired_notebook
 from torchnotes.pages.freshness import Ledger, banner
-from torchnotes.pages.read import Page
-from torchnotes.publish.render import RenderContext, render_markdown
+from torchnotes.pages.read import Page, Reader
+from torchnotes.publish.render import Conversions, RenderContext, render_markdown
 from torchnotes.publish.report import REPORT_MARKER, report_markdown
 from torchnotes.publish.script import Scripts, script_name
 from torchnotes.settings import Settings
@@ -42,6 +43,23 @@ from torchnotes.versions.changes import CHANGES_MARKER, DRIFT_REPORT, changes_ma
 
 # Front matter the generators read; the rest (timeout) is the engine's business.
 PUBLISHED_META = ("title", "description")
+
+
+@dataclass
+class Session:
+    """What one `mkdocs serve` keeps across its rebuilds, so that a rebuild redoes only what changed: the pages
+    read (Reader), the outputs and paragraphs converted (Conversions) and the zygotes (their torch imported)."""
+
+    reader: Reader
+    conversions: Conversions = field(default_factory=Conversions)
+    zygotes: Zygotes = field(default_factory=Zygotes)
+
+    @classmethod
+    def for_settings(cls, settings: Settings) -> Session:
+        return cls(Reader(settings.path("cache_dir") / "parsed"))
+
+    def close(self) -> None:
+        self.zygotes.close()
 
 
 @dataclass
@@ -60,13 +78,18 @@ class Published:
 
 class Publisher:
     def __init__(self, settings: Settings, env: Environment, *, mode: str | None = None, jobs: int | None = None,
-                 log: Callable[[str], None] = print):
+                 log: Callable[[str], None] = print, session: Session | None = None):
+        """session: what a `mkdocs serve` keeps across its rebuilds; without one, this publisher's own."""
         self.settings = settings
         self.env = env
         self.log = log
         self.store = Store(settings.root / STORE_DIR, settings.docs_dir)
         self.engine = Engine.from_settings(settings, env, jobs=jobs or settings.jobs or None,
-                                           mode=mode or settings.execute, log=log)
+                                           mode=mode or settings.execute, log=log,
+                                           reader=session.reader if session else None,
+                                           zygotes=session.zygotes if session else None)
+        self.reader = self.engine.reader
+        self.conversions = session.conversions if session else Conversions()
 
     def pages(self) -> list[Path]:
         return [p for lang in self.settings.languages for p in page_paths(self.settings.docs_dir, lang)]
@@ -78,7 +101,7 @@ class Publisher:
         errors: list[NotebookError] = check_translations(s.docs_dir, s.languages)
         errors += [e for path in self.pages() for e in tokens.check_tokens(path, None)]
         # A damaged GPU recording stops the build, naming the file; stale or missing ones are warnings.
-        gpu_warnings, gpu_errors = recorded.check(self.store, self.pages())
+        gpu_warnings, gpu_errors = recorded.check(self.store, self.pages(), reader=self.reader)
         errors += gpu_errors
         if errors:
             raise BuildFailed(errors)
@@ -90,13 +113,13 @@ class Publisher:
             raise BuildFailed(report.failures)
         result = Published(report, out)
         self.scripts = Scripts(s.path("cache_dir") / "scripts")
-        self.stale = {item.page.resolve(): item for item in Ledger(s.root, s.docs_dir, s.languages).stale()}
+        self.stale = {item.page.resolve(): item for item in Ledger(s.root, s.docs_dir, s.languages, self.reader).stale()}
         # What the compared torch releases print, from the cache (python -m torchnotes versions ran them).
         self.comparison = compare(s, report.results, self.log)
         # For the PR summary (python -m torchnotes summary), which reads the cache folder, not the pages.
         write_if_changed(s.path("cache_dir") / DRIFT_REPORT, drift_report(self.comparison).encode())
         if sync:
-            result.notebooks = sync_notebooks(s, report.results)
+            result.notebooks = sync_notebooks(s, report.results, self.reader)
         wanted: set[Path] = set()
         for page_result in report.results:
             self._publish_page(page_result, report, out, wanted, result)
@@ -107,6 +130,7 @@ class Publisher:
             result.removed.append(stale)
         result.kept = len(wanted) - len(result.written)
         self.scripts.prune()
+        self.conversions.forget_unused()
         return result
 
     # ------------------------------------------------------------------------------------------------
@@ -133,19 +157,19 @@ class Publisher:
         ctx = RenderContext(lang=lang, device=self.env.device, cuda=self.env.cuda, image_sink=image, stem=stem,
                             recorded={} if self.env.cuda else self.store.states(page),
                             drift=self.comparison.by_cell(result.page), primary=self.comparison.primary,
-                            tokens=tokens.values(self.env.torch))
+                            tokens=tokens.values(self.env.torch), conversions=self.conversions)
         body = render_markdown(page, result.outputs, ctx)
         if CHANGES_MARKER in body:
             body = body.replace(CHANGES_MARKER, changes_markdown(self.comparison, report.results, lang, s.docs_dir, s.root))
         if REPORT_MARKER in body:
-            gpu = recorded.report_markdown(recorded.report_rows(self.store, s.docs_dir, lang), lang)
+            gpu = recorded.report_markdown(recorded.report_rows(self.store, s.docs_dir, lang, reader=self.reader), lang)
             body = body.replace(REPORT_MARKER, report_markdown(report, lang, s.root, s.docs_dir) + "\n" + gpu)
         stale = self.stale.get(source.resolve())
         if stale is not None:
             body = _after_title(body, banner(stale, lang, rel_in_lang))
         if result.status != "static":
             executed = executed_notebook(page, result.outputs, tokens.values(self.env.torch))
-            write(assets / f"{stem}.ipynb", notebook_text(executed).encode())
+            write(assets / f"{stem}.ipynb", notebook_text(executed, self.reader).encode())
             write(assets / script_name(stem), self.scripts.script(page, result.outputs, self._script_header(page, lang)).encode())
             body = _after_title(body, self._provenance(result, page, lang, stem, rel_in_lang))
         write(target, (front_matter(page) + body).encode())
@@ -194,7 +218,7 @@ class Publisher:
                         published.written.append(dst)
 
 
-def sync_notebooks(s: Settings, results: list[PageResult]) -> list[Path]:
+def sync_notebooks(s: Settings, results: list[PageResult], reader: Reader | None = None) -> list[Path]:
     """Keep notebooks/ paired with the pages as they are now: a contributor never runs `sync` by hand."""
     notebooks = s.path("notebooks_dir")
     changed = []
@@ -205,7 +229,7 @@ def sync_notebooks(s: Settings, results: list[PageResult]) -> list[Path]:
                 paired.unlink()
                 changed.append(paired)
             continue
-        if write_if_changed(paired, notebook_text(as_paired(result.source.notebook)).encode()):
+        if write_if_changed(paired, notebook_text(as_paired(result.source.notebook), reader).encode()):
             changed.append(paired)
     # A deleted page takes its notebook with it: otherwise a contributor commits an orphan.
     for lang in s.languages:

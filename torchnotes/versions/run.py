@@ -143,8 +143,10 @@ def _create(folder: Path, version: str, requirements: Path, final: VersionEnv) -
     constraints = folder / "constraints.txt"
     constraints.write_text(_constraints(requirements), encoding="utf-8")
     # === matches the release exactly: PyPI's wheel, never a local build such as +cpu that a find-links folder offers.
+    # --no-compile: compiling all of torch's modules to bytecode took half the install; the kernels compile the
+    # few they import, once.
     command = [sys.executable, "-m", "pip", "--python", str(folder / "bin" / "python"), "install",
-               "--disable-pip-version-check", "--quiet", f"torch==={version}", "-c", str(constraints)]
+               "--disable-pip-version-check", "--quiet", "--no-compile", f"torch==={version}", "-c", str(constraints)]
     done = subprocess.run(command, capture_output=True, text=True, check=False)
     if done.returncode != 0:
         tail = "\n".join(line for line in done.stderr.splitlines() if "is ignored" not in line)[-1500:]
@@ -237,9 +239,7 @@ def run_version(settings: Settings, version: str, pages: list[Path], log=print) 
 
 
 def _known_failure(engine: Engine, failed: Cache, path: Path) -> bool:
-    from torchnotes.pages.read import read_page
-
-    page = read_page(path)
+    page = engine.reader.page(path)
     return bool(page.code_cells) and failed.get(engine.key(page)) is not None
 
 

@@ -1,7 +1,8 @@
 """MkDocs adapter: publish the pages (execute, render) and let MkDocs build from the published tree.
 
 Events:
-- on_startup: marks the plugin to be kept across `mkdocs serve` rebuilds, so it publishes only on change.
+- on_startup: marks the plugin to be kept across `mkdocs serve` rebuilds, so it publishes only on change, with
+  one Session (torchnotes.publish.tree) for all of them; on_shutdown closes it.
 - on_config: runs the publish step (torchnotes.publish.tree, no MkDocs inside) and points docs_dir at its tree;
   mkdocs-static-i18n then builds each language folder of that tree as usual.
 - on_serve: watches the sources (docs/), not the published tree the build itself writes.
@@ -29,7 +30,7 @@ from torchnotes.generators.mkdocs.kept_html import KeptHtml
 from torchnotes.generators.mkdocs.kept_search import KeptSearch
 from torchnotes.pages.glossary import GlossaryError
 from torchnotes.publish import search_expand, search_index
-from torchnotes.publish.tree import Published, Publisher
+from torchnotes.publish.tree import Published, Publisher, Session
 from torchnotes.settings import Settings
 
 log = logging.getLogger("mkdocs.plugins.torchnotes")
@@ -42,10 +43,15 @@ class NotebooksPlugin(BasePlugin[NotebooksConfig]):
         self.stamp: tuple | None = None
         self.kept: KeptHtml | None = None
         self.kept_search: KeptSearch | None = None
+        self.session: Session | None = None  # one per `mkdocs serve`: a rebuild redoes only what changed
 
     def on_startup(self, *, command, dirty):
-        # Defining on_startup is what makes MkDocs keep this instance (and its memo) across serve rebuilds.
+        # Defining on_startup is what makes MkDocs keep this instance (and its session) across serve rebuilds.
         pass
+
+    def on_shutdown(self):
+        if self.session is not None:
+            self.session.close()  # the zygotes it kept
 
     def on_config(self, config):
         if not self.config.enabled:
@@ -60,10 +66,13 @@ class NotebooksPlugin(BasePlugin[NotebooksConfig]):
             self.env = probe(root / self.config.requirements)
         options = {name: self.config[name] for name in Settings().options}
         self.settings = replace(Settings(), root=root, docs_dir=self.sources, **options)
+        if self.session is None:
+            self.session = Session.for_settings(self.settings)
         stamp = tuple((p, p.stat().st_mtime_ns) for p in sorted(self.sources.rglob("*")) if p.is_file())
         if stamp != self.stamp or not publish_dir.exists():
             try:
-                self.published = Publisher(self.settings, self.env, log=log.info).run(publish_dir)
+                self.published = Publisher(self.settings, self.env, log=log.info,
+                                           session=self.session).run(publish_dir)
             except BuildFailed as failed:
                 self.stamp = None
                 raise PluginError(str(failed)) from failed
@@ -138,7 +147,7 @@ class NotebooksPlugin(BasePlugin[NotebooksConfig]):
         # Material fetches <href>/sitemap.xml for every <link rel="alternate"> in the head; mkdocs-static-i18n
         # makes those per page, so every page asked for two sitemaps that do not exist (404). The hreflang pairs
         # stay in sitemap.xml, and the header's language menu already links to the same page.
-        output = _HEAD_ALTERNATE.sub("", output)
+        output = _drop_alternates(output)
         # Material reads search/search_index.json, and resolves result links, against "base" in its __config,
         # which is the site root on every page: point it at the page's language root, where
         # search_index.write_per_language wrote that language's index.
@@ -151,7 +160,7 @@ class NotebooksPlugin(BasePlugin[NotebooksConfig]):
     def on_post_template(self, output_content, template_name, config):
         # The 404 page is a template, not a page: same head links, same useless sitemap requests.
         if self.config.enabled and template_name.endswith(".html"):
-            return _HEAD_ALTERNATE.sub("", output_content)
+            return _drop_alternates(output_content)
         return output_content
 
     # After mkdocs-static-i18n (-100) has built every language and written the merged search index.
@@ -178,4 +187,10 @@ class NotebooksPlugin(BasePlugin[NotebooksConfig]):
 
 
 _HEAD_ALTERNATE = re.compile(r'\s*<link rel="alternate" href="[^"]*" hreflang="[^"]*">')
+
+
+def _drop_alternates(html: str) -> str:
+    # In the head only: the pattern's leading whitespace makes a search of the whole page cost 2 ms a page.
+    end = html.find("</head>")
+    return _HEAD_ALTERNATE.sub("", html) if end < 0 else _HEAD_ALTERNATE.sub("", html[:end]) + html[end:]
 _CONFIG_BASE = re.compile(r'(<script id="__config" type="application/json">\{[^<]*?"base":\s*)"[^"]*"')
