@@ -50,3 +50,15 @@ def test_an_unknown_token_stops_the_build_before_any_kernel(fixture_site):
     assert done.returncode == 1
     assert "docs/en/demo.md:" in done.stderr and "unknown token {{ torch }}" in done.stderr
     assert "kernels" not in done.stdout
+
+
+def test_a_literal_or_a_token_wrapped_across_lines_is_still_found(tmp_path):
+    """A paragraph wrapped between "PyTorch" and "2.15" reads "PyTorch 2.15" on the page all the same."""
+    path = page(tmp_path, "en/a.md", "Intro.\n\nThis works since PyTorch\n2.15 and {{\ntorch_versoin }} too.\n")
+    lines = path.read_text().split("\n")
+    wrapped = next(n for n, text in enumerate(lines, 1) if text.endswith("since PyTorch"))
+    problems = check_tokens(path, "2.15.0")
+    assert [(type(p), p.line) for p in problems] == [(LiteralVersion, wrapped), (UnknownToken, wrapped + 1)]
+    assert "'PyTorch 2.15' names the release" in problems[0].message
+    apart = page(tmp_path, "en/b.md", "Intro.\n\nA paragraph ending in torch\n\n2.15 starts the next one.\n")
+    assert check_tokens(apart, "2.15.0") == []

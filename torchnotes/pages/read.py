@@ -49,6 +49,8 @@ class Page:
     meta: dict
     lines: list[int]  # 1-based line of each code cell's fence in the .md file
     fingerprints: dict[str, str] = field(default_factory=dict)  # code cell source -> code_fingerprint(source)
+    # What the build computed from this page alone (its paired notebook's text): kept with it, as it is read-only.
+    derived: dict = field(default_factory=dict, compare=False, repr=False)
 
     @property
     def code_cells(self) -> list[nbformat.NotebookNode]:

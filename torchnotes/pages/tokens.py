@@ -22,7 +22,8 @@ TOKEN = re.compile(r"\{\{\s*([^{}\s]+)\s*\}\}")
 _CODE = re.compile(r"(^[ \t]*```.*?^[ \t]*```[^\n]*$|^[ \t]*~~~.*?^[ \t]*~~~[^\n]*$|`+[^`\n]*`+)", re.DOTALL | re.MULTILINE)
 # "PyTorch 2.15" / "torch 2.15.0": how prose names the release it runs on. A bare release number ("CUDA 13.2
 # for 2.15.0") is a fact about that release and stays true after an upgrade.
-_LITERAL = re.compile(r"\b(?:PyTorch|torch)\s+v?(\d+)\.(\d+)(?:\.\d+)?(?![\d.])")
+# One line break at most between the name and the number: a paragraph wraps there, a blank line ends it.
+_LITERAL = re.compile(r"\b(?:PyTorch|torch)(?=\s)[ \t]*\n?[ \t]*v?(\d+)\.(\d+)(?:\.\d+)?(?![\d.])")
 
 
 def values(torch: str) -> dict[str, str]:
@@ -39,33 +40,40 @@ def substitute(markdown: str, known: dict[str, str]) -> str:
 
 
 def check_tokens(path: Path, pinned: str | None) -> list:
-    """Unknown tokens, and literals naming the pinned release (or a newer one), in the page's prose."""
-    problems = []
-    names = ", ".join("{{ " + name + " }}" for name in values("0.0.0"))
+    """Unknown tokens, and literals naming the pinned release (or a newer one), in the page's prose.
+
+    The prose is searched whole, not line by line: a paragraph wrapped between "PyTorch" and "2.15" still reads
+    "PyTorch 2.15" (and a token wrapped inside its braces is still replaced by substitute())."""
+    text = _prose(path)
+    known = values("0.0.0")
+    names = ", ".join("{{ " + name + " }}" for name in known)
     current = _minor(pinned) if pinned else None
-    for line_number, text in _prose_lines(path):
-        for match in TOKEN.finditer(text):
-            if match.group(1) not in values("0.0.0"):
-                problems.append(UnknownToken(path, f"unknown token {match.group(0)}; known: {names}", line=line_number))
-        for match in _LITERAL.finditer(text):
-            major, minor = match.group(1), match.group(2)
-            if current is not None and (int(major), int(minor)) >= current:
-                problems.append(LiteralVersion(
-                    path, f"'{match.group(0)}' names the release this site is built with ({pinned}) in prose: "
-                          "it goes stale at the next upgrade", line=line_number))
-    return problems
+    found = []  # (position, problem): sorted into the order of the page
+    for match in TOKEN.finditer(text):
+        if match.group(1) not in known:
+            found.append((match.start(), UnknownToken(path, f"unknown token {match.group(0)}; known: {names}",
+                                                      line=_line(text, match))))
+    for match in _LITERAL.finditer(text):
+        if current is not None and (int(match.group(1)), int(match.group(2))) >= current:
+            said = " ".join(match.group(0).split())
+            found.append((match.start(), LiteralVersion(
+                path, f"'{said}' names the release this site is built with ({pinned}) in prose: "
+                      "it goes stale at the next upgrade", line=_line(text, match))))
+    return [problem for _, problem in sorted(found, key=lambda item: item[0])]
 
 
-def _prose_lines(path: Path):
-    """(line number in the file, text) of every prose line, code blanked out."""
-    lines = Path(path).read_text(encoding="utf-8").split("\n")
-    text = _CODE.sub(lambda m: "\n" * m.group(0).count("\n"), "\n".join(lines))
-    in_front = text.startswith("---\n")
-    for number, line in enumerate(text.split("\n"), 1):
-        if in_front:
-            in_front = not (number > 1 and line.strip() == "---")
-            continue
-        yield number, line
+def _prose(path: Path) -> str:
+    """The page's text with its code and its front matter blanked out, line breaks kept (for line numbers)."""
+    text = _CODE.sub(lambda m: "\n" * m.group(0).count("\n"), Path(path).read_text(encoding="utf-8"))
+    if not text.startswith("---\n"):
+        return text
+    lines = text.split("\n")
+    closing = next((n for n in range(1, len(lines)) if lines[n].strip() == "---"), len(lines) - 1)
+    return "\n" * closing + "\n" + "\n".join(lines[closing + 1:])
+
+
+def _line(text: str, match: re.Match) -> int:
+    return text.count("\n", 0, match.start()) + 1
 
 
 def _minor(version: str) -> tuple[int, int]:

@@ -229,7 +229,10 @@ def sync_notebooks(s: Settings, results: list[PageResult], reader: Reader | None
                 paired.unlink()
                 changed.append(paired)
             continue
-        if write_if_changed(paired, notebook_text(as_paired(result.source.notebook), reader).encode()):
+        text = result.source.derived.get("paired")
+        if text is None:
+            text = result.source.derived["paired"] = notebook_text(as_paired(result.source.notebook), reader)
+        if write_if_changed(paired, text.encode()):
             changed.append(paired)
     # A deleted page takes its notebook with it: otherwise a contributor commits an orphan.
     for lang in s.languages:
