@@ -10,7 +10,7 @@ import jupytext
 import nbformat
 
 from torchnotes.errors import MissingTranslation, NotebookError, PairOutOfSync, UntranslatedPage
-from torchnotes.pages.read import Reader, parse_markdown
+from torchnotes.pages.read import Page, Reader, parse_markdown
 
 # Written into the non-English twin of an imported page (scripts/import_tutorial.py) until it is translated.
 TRANSLATE_MARKER = "<!-- torchnotes: to translate -->"
@@ -73,6 +73,14 @@ def as_paired(notebook: nbformat.NotebookNode) -> nbformat.NotebookNode:
     for key in ("cell_metadata_filter", "notebook_metadata_filter", "main_language", "text_representation"):
         jt.pop(key, None)
     return notebook
+
+
+def paired_text(page: Page, reader: Reader | None = None) -> str:
+    """The paired notebook's text of a page as read; kept with the page (read-only) for as long as it is read."""
+    text = page.derived.get("paired")
+    if text is None:
+        text = page.derived["paired"] = notebook_text(as_paired(page.notebook), reader)
+    return text
 
 
 def notebook_text(notebook: nbformat.NotebookNode, reader: Reader | None = None) -> str:

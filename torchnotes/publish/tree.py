@@ -30,7 +30,14 @@ from torchnotes.engine.zygote import Zygotes
 from torchnotes.errors import BuildFailed, NotebookError
 from torchnotes.gpu import STORE_DIR, Store, provenance_text
 from torchnotes.pages import tokens
-from torchnotes.pages.checks import as_paired, check_translations, notebook_text, page_paths, paired_notebook
+from torchnotes.pages.checks import (
+    as_paired,
+    check_translations,
+    notebook_text,
+    page_paths,
+    paired_notebook,
+    paired_text,
+)
 from torchnotes.pages.freshness import Ledger, banner
 from torchnotes.pages.read import Page, Reader
 from torchnotes.publish.render import Conversions, RenderContext, render_markdown
@@ -229,10 +236,7 @@ def sync_notebooks(s: Settings, results: list[PageResult], reader: Reader | None
                 paired.unlink()
                 changed.append(paired)
             continue
-        text = result.source.derived.get("paired")
-        if text is None:
-            text = result.source.derived["paired"] = notebook_text(as_paired(result.source.notebook), reader)
-        if write_if_changed(paired, text.encode()):
+        if write_if_changed(paired, paired_text(result.source, reader).encode()):
             changed.append(paired)
     # A deleted page takes its notebook with it: otherwise a contributor commits an orphan.
     for lang in s.languages:
