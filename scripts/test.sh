@@ -16,8 +16,9 @@ site="${SITE_DIR:-site}"
 .venv/bin/zizmor --offline --quiet .github/workflows
 .venv/bin/python -m torchnotes check
 .venv/bin/mkdocs build --strict --site-dir "$site"
-# pytest-xdist, a whole module per worker at a time (module-scoped fixtures, such as a fixture site built once,
-# stay shared within their module). One worker more than there are cores: much of the suite waits (on kernels
-# starting, timeouts, a browser, mkdocs serve), and on 2 cores 3 workers took 387 s where 2 took 495 s.
+# pytest-xdist, a whole module per worker at a time, longest first (tests/conftest.py): module-scoped fixtures,
+# such as a fixture site built once, stay shared within their module. One worker more than there are cores: much
+# of the suite waits (on kernels starting, timeouts, a browser, mkdocs serve), and on 2 cores 3 workers took 387 s
+# where 2 took 495 s.
 workers="${TEST_WORKERS:-$(( $(nproc) + 1 ))}"
-TORCHNOTES_SITE="$site" .venv/bin/python -m pytest -n "$workers" --dist loadfile "$@"
+TORCHNOTES_SITE="$site" .venv/bin/python -m pytest -n "$workers" "$@"

@@ -14,17 +14,31 @@ from torchnotes.engine.zygote import Zygotes
 ROOT = Path(__file__).resolve().parent.parent
 
 
-# The longest modules, longest first (measured with --durations). scripts/test.sh runs the suite on several
-# pytest-xdist workers, one module per worker at a time (--dist loadfile), handed out in collection order: the long
-# ones go first so that no worker is left with one of them at the end while the others idle.
-LONGEST_FIRST = ("test_determinism", "test_browser", "test_trust", "test_failures", "test_generators", "test_inputs",
-                 "test_build", "test_kept", "test_search_zh_reader", "test_freshness", "test_cache", "test_shards",
-                 "test_publish", "test_serve", "test_search", "test_offline", "test_import_tutorial")
+# The longest modules, longest first: by the CPU seconds each used in a run of the suite, its kernels, browser
+# and subprocesses counted (the suite is CPU-bound on 2 cores). With pytest-xdist workers (-n), every module runs
+# whole on one worker (module fixtures, such as a site built once, are made once), and the modules are handed out
+# in this order: the long ones go first so that no worker is left with one of them at the end while others idle.
+LONGEST_FIRST = ("test_determinism", "test_browser", "test_versions", "test_kept", "test_failures", "test_pdf",
+                 "test_trust", "test_generators", "test_search_zh_reader", "test_search", "test_inputs", "test_build",
+                 "test_offline", "test_script", "test_recorded", "test_import_tutorial", "test_execute", "test_fonts",
+                 "test_freshness", "test_shards", "test_cache", "test_serve", "test_zygote", "test_publish", "test_zh",
+                 "test_search_expand", "test_summary")
 
 
 def pytest_collection_modifyitems(items):
     rank = {name: i for i, name in enumerate(LONGEST_FIRST)}
     items.sort(key=lambda item: rank.get(item.path.stem, len(rank)))  # stable: the rest keep their order
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config, log):
+    """Whole modules in collection order, whatever --dist says: plain `pytest -n 3` schedules as scripts/test.sh
+    does. (xdist's own loadfile would sort the modules by their number of tests, which puts a module of one long
+    test last.)"""
+    from xdist.scheduler import LoadFileScheduling
+
+    config.option.loadscopereorder = False
+    return LoadFileScheduling(config, log)
 
 
 @pytest.hookimpl(hookwrapper=True)

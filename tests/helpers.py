@@ -38,3 +38,14 @@ def site_search_options(lang: str) -> dict:
 
 
 SEPARATOR = site_search_options("en")["separator"]
+
+
+def header_links(html_file: Path, css: str) -> set[str]:
+    """The href of each link that `css` selects in a built page's header (Material's <header>, which comes before
+    the content): parsing the header alone keeps a check of every page of the site fast."""
+    from bs4 import BeautifulSoup
+
+    text = html_file.read_text(encoding="utf-8")
+    end = text.find("</header>")
+    assert end > 0, f"{html_file}: no <header>"
+    return {a["href"] for a in BeautifulSoup(text[:end + len("</header>")], "html.parser").select(css)}

@@ -20,6 +20,7 @@ import yaml
 from browser_support import Recorder
 from bs4 import BeautifulSoup
 from filelock import FileLock
+from helpers import header_links
 from mkdocs.exceptions import PluginError
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
@@ -243,8 +244,7 @@ def test_every_page_links_its_languages_zip(offline):
     assert len(pages) > 70
     for page in pages:
         lang = "zh" if page.relative_to(offline.site).parts[0] == "zh" else "en"
-        soup = BeautifulSoup(page.read_text(encoding="utf-8"), "html.parser")
-        links = {a["href"] for a in soup.select("a.nb-offline-link")}
+        links = header_links(page, "a.nb-offline-link")
         assert links == {f"{site_url}offline/pytorch-notes-{lang}.zip"}, f"{page}: {links}"
     for home in (offline.site / "index.html", offline.site / "zh" / "index.html"):
         hrefs = {a["href"] for a in BeautifulSoup(home.read_text(encoding="utf-8"), "html.parser").select("article a")}

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 import yaml
 from bs4 import BeautifulSoup
+from helpers import header_links
 from pypdf import PdfReader
 from pypdf.generic import ContentStream
 
@@ -265,18 +266,15 @@ def test_the_deploy_workflow_publishes_the_books_with_the_site():
     assert steps[upload]["with"]["path"] == "site/"
 
 
-def test_every_page_of_the_site_links_its_languages_book():
+def test_every_page_of_the_site_links_its_languages_book(built_site):
     """The header of every page links the book of the page's language; both home pages link both books."""
-    given = os.environ.get("TORCHNOTES_SITE")
-    if not given:
-        pytest.fail("TORCHNOTES_SITE is not set: build the site with mkdocs and point it there", pytrace=False)
-    site = Path(given) if Path(given).is_absolute() else ROOT / given
+    site = built_site
     site_url = yaml.safe_load((ROOT / "mkdocs.yml").read_text())["site_url"]
     pages = [p for p in site.rglob("index.html") if not {"assets", "search"} & set(p.relative_to(site).parts)]
     assert len(pages) > 70
     for page in pages:
         lang = "zh" if page.relative_to(site).parts[0] == "zh" else "en"
-        links = {a["href"] for a in BeautifulSoup(page.read_text(encoding="utf-8"), "html.parser").select("a.nb-pdf-link")}
+        links = header_links(page, "a.nb-pdf-link")
         assert links == {f"{site_url}pdf/pytorch-notes-{lang}.pdf"}, f"{page}: {links}"
     for home in (site / "index.html", site / "zh" / "index.html"):
         hrefs = {a["href"] for a in BeautifulSoup(home.read_text(encoding="utf-8"), "html.parser").select("article a")}

@@ -1,15 +1,14 @@
 """Site search in the real browser: recall on the queries of tests/search_queries.yml, index size, first-search time.
 
-The site comes from TORCHNOTES_SITE (English at its root, Chinese under zh/), each language with its own
-Material search index. Each query is typed into Material's search box; the top 3 result pages are read from
-the results list. Run it alone:
-    TORCHNOTES_SITE=site .venv/bin/python -m pytest tests/test_search.py -s
+The site is the whole build (conftest's built_site: TORCHNOTES_SITE, or built once for the run), English at its
+root and Chinese under zh/, each language with its own Material search index. Each query is typed into
+Material's search box; the top 3 result pages are read from the results list. Run it alone:
+    .venv/bin/python -m pytest tests/test_search.py -s   (TORCHNOTES_SITE=site reuses a build)
 """
 
 from __future__ import annotations
 
 import json
-import os
 import re
 import shutil
 import subprocess
@@ -43,15 +42,10 @@ RESULTS_SHOWN = """([meta, items, none]) => document.querySelectorAll(items).len
 
 
 @pytest.fixture(scope="module")
-def site_dir() -> Path:
-    given = os.environ.get("TORCHNOTES_SITE")
-    if not given:
-        pytest.fail("TORCHNOTES_SITE is not set: build the site (site/ with zh/ inside) and point it there",
-                    pytrace=False)
-    site = Path(given) if Path(given).is_absolute() else ROOT / given
-    for lang_dir in (site, site / "zh"):
+def site_dir(built_site) -> Path:
+    for lang_dir in (built_site, built_site / "zh"):
         assert (lang_dir / "search" / "search_index.json").exists(), f"{lang_dir} holds no search index"
-    return site
+    return built_site
 
 
 @pytest.fixture(scope="module")

@@ -44,8 +44,10 @@ PAGE_BODY = ("Built with PyTorch {{ torch_version }} ({{ torch_release }}); `{{ 
 CHANGES = "---\ntitle: {title}\ndescription: Changes.\n---\n\n# {title}\n\n<!-- torchnotes:version-changes -->\n"
 
 
-def run(site: Path, *args: str, envs: Path) -> subprocess.CompletedProcess:
+def run(site: Path, *args: str, envs: Path, no_index: bool = False) -> subprocess.CompletedProcess:
     env = {**os.environ, "TORCHNOTES_ENVS": str(envs), "NO_MKDOCS_2_WARNING": "1"}
+    if no_index:  # a release that does not exist: pip fails the same way without reading PyPI's list of torch files
+        env["PIP_NO_INDEX"] = "1"
     if CPU_WHEEL:
         env["PIP_FIND_LINKS"] = str(CPU_WHEEL.parent)
     return subprocess.run([sys.executable, *args], cwd=site, capture_output=True, text=True, check=False, env=env)
@@ -186,7 +188,7 @@ def test_a_version_pip_cannot_install_leaves_nothing_behind(site, tmp_path):
     bad = tmp_path / "bad"
     shutil.copytree(site, bad, ignore=shutil.ignore_patterns("out*", ".cache"))
     (bad / "versions.yml").write_text(f'versions:\n  - "{PRIMARY}"\n  - "2.13.99"\n')
-    done = run(bad, "-m", "torchnotes", "versions", envs=tmp_path / "envs")
+    done = run(bad, "-m", "torchnotes", "versions", envs=tmp_path / "envs", no_index=True)
     assert done.returncode == 1
     assert "pip cannot install torch 2.13.99" in done.stderr
     assert not any((tmp_path / "envs").glob("torch-2.13.99*")), "a half-made environment was left"
@@ -229,7 +231,7 @@ def test_an_upgrade_pip_cannot_install_leaves_both_files_as_they_were(site, tmp_
     bad = tmp_path / "bad"
     shutil.copytree(site, bad, ignore=shutil.ignore_patterns("out*", ".cache"))
     before = {name: (bad / name).read_text() for name in ("requirements.txt", "versions.yml")}
-    done = run(bad, "-m", "torchnotes", "upgrade", "2.13.99", envs=envs)
+    done = run(bad, "-m", "torchnotes", "upgrade", "2.13.99", envs=envs, no_index=True)
     assert done.returncode == 1
     assert "pip cannot install torch 2.13.99; requirements.txt and versions.yml are as they were" in done.stderr
     assert {name: (bad / name).read_text() for name in before} == before

@@ -19,7 +19,10 @@ PROBE = """
 """
 
 SAME_EITHER_WAY = """
-    import random, warnings
+    import random, sys, warnings
+    # What a page can import without importing it: the zygote preloads only what a kernel imports anyway (but
+    # its own module, torchnotes.engine.zygote).
+    print(sorted({name for name in sys.modules if not name.startswith("torchnotes.")} - {"torchnotes"}))
     import numpy, torch
     print(random.random(), numpy.random.rand(), torch.rand(2), hash("abc"))
     print(torch.get_num_threads(), torch.randn(3, 3) @ torch.randn(3, 3))
@@ -50,6 +53,7 @@ def test_forked_and_fresh_kernels_give_the_same_outputs(tmp_path, make_engine):
     assert forked.outputs == fresh.outputs
     kinds = [o["output_type"] for o in forked.cell_outputs()[0]]
     assert kinds == ["stream", "stream", "display_data"]  # the prints, the warning, the figure
+    assert "'matplotlib'" in forked.cell_outputs()[0][0]["text"]  # kernel_setup.py imported it in both
 
 
 def test_a_session_keeps_its_zygote_across_builds_and_starts_one_per_keyed_variables(tmp_path, make_engine, monkeypatch):

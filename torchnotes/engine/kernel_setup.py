@@ -43,19 +43,20 @@ def _record_inputs(os, sys):
             return
         opened.add(path if os.path.isabs(path) else os.path.join(os.getcwd(), path))
 
+    realpath = _realpaths(os)  # noqa: F821 (bound now: the set-up's names are deleted before the page runs)
+
     def dump():
         import importlib.metadata
         import json
 
-        modules = [m for m in list(sys.modules.values()) if isinstance(getattr(m, "__file__", None), str)]
-        candidates = opened | {m.__file__ for m in modules}
+        candidates = opened | {m.__file__ for m in list(sys.modules.values()) if isinstance(getattr(m, "__file__", None), str)}
         # Compiled extensions are what a page built, not what it read (their sources are in its code).
         built = [os.environ["TORCH_EXTENSIONS_DIR"]] if os.environ.get("TORCH_EXTENSIONS_DIR") else []
         skip = [os.path.realpath(p) + os.sep for p in {sys.prefix, sys.base_prefix, sys.exec_prefix, *built}]
         top = os.path.realpath(root) + os.sep
         files = set()
         for path in candidates:
-            real = os.path.realpath(path)
+            real = realpath(path)
             parts = real.split(os.sep)
             if (real.startswith(top) and not any(real.startswith(s) for s in skip) and "__pycache__" not in parts
                     and "site-packages" not in parts and "dist-packages" not in parts and os.path.isfile(real)):
@@ -75,6 +76,23 @@ def _record_inputs(os, sys):
 
     sys.addaudithook(audit)
     sys.modules["_torchnotes_inputs"] = types.SimpleNamespace(dump=dump)
+
+
+def _realpaths(os):
+    """os.path.realpath with one resolution per folder, not per file: the thousands of modules a page has loaded
+    live in a few hundred folders. A file that is itself a link is resolved whole."""
+    folders = {}
+
+    def realpath(path):
+        head, tail = os.path.split(path)
+        if tail in ("", ".", ".."):
+            return os.path.realpath(path)
+        if head not in folders:
+            folders[head] = os.path.realpath(head)
+        joined = os.path.join(folders[head], tail)
+        return os.path.realpath(joined) if os.path.islink(joined) else joined
+
+    return realpath
 
 
 def _rescan_fonts(os, matplotlib, font_manager):
@@ -148,4 +166,4 @@ def _torchnotes_setup():
 
 
 _torchnotes_setup()
-del _torchnotes_setup, _die_with_the_build, _record_inputs, _rescan_fonts
+del _torchnotes_setup, _die_with_the_build, _record_inputs, _realpaths, _rescan_fonts

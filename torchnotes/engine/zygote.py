@@ -30,8 +30,15 @@ from jupyter_client.provisioning import LocalProvisioner
 
 from torchnotes.engine.environment import keyed_variables
 
-# The modules every kernel imports anyway (kernel_setup.py imports numpy and torch; ipykernel imports IPython).
-PRELOAD = ("numpy", "torch", "IPython", "ipykernel.kernelapp")
+# The modules every kernel imports anyway, before its first cell: kernel_setup.py imports numpy and torch,
+# ipykernel its shell, debugger and magics. Imported once here, they cost a kernel nothing, and a page sees the
+# same modules as in a kernel started from scratch (tests/test_zygote.py).
+PRELOAD = ("numpy", "torch", "IPython", "ipykernel.kernelapp", "ipykernel.ipkernel", "ipykernel.zmqshell",
+           "ipykernel.debugger", "IPython.core.magics", "IPython.core.completerlib", "IPython.extensions.storemagic")
+# kernel_setup.py imports matplotlib too, but that import must happen in the kernel: it reads the backend
+# (MPLBACKEND, which ipykernel sets when it starts) and the page folder's matplotlibrc. Most of its time is
+# pyparsing's, which reads nothing: that one comes from here, where matplotlib is installed.
+PRELOAD_WITH_MATPLOTLIB = ("pyparsing",)
 
 
 class ZygoteFailed(RuntimeError):
@@ -240,10 +247,13 @@ def _child(request: dict, answer_fd: int) -> None:
 
 def serve() -> None:
     _die_with_parent()
-    import importlib
+    import importlib.util
 
     for name in PRELOAD:
         importlib.import_module(name)
+    if importlib.util.find_spec("matplotlib") is not None:
+        for name in PRELOAD_WITH_MATPLOTLIB:
+            importlib.import_module(name)
     signal.signal(signal.SIGCHLD, _reap)
     out = sys.stdout
     out.write(json.dumps({"ready": True}) + "\n")
