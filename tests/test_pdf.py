@@ -99,6 +99,19 @@ def text(reader: PdfReader) -> str:
     return re.sub(r"\s+", " ", " ".join(page.extract_text() for page in reader.pages))
 
 
+@pytest.fixture(scope="module")
+def book_text(book):
+    """Each book's text, extracted once for the tests that read it (pypdf takes seconds for the big page)."""
+    extracted: dict[str, str] = {}
+
+    def of(lang: str) -> str:
+        if lang not in extracted:
+            extracted[lang] = text(pdf(book, lang))
+        return extracted[lang]
+
+    return of
+
+
 def site_page(src: Path, lang: str, name: str) -> BeautifulSoup:
     folder = src / "site" / ("" if lang == "en" else lang) / name
     return BeautifulSoup((folder / "index.html").read_text(encoding="utf-8"), "html.parser")
@@ -135,9 +148,9 @@ def test_the_contents_and_internal_links_lead_to_pages_of_the_book(book, lang):
 
 
 @pytest.mark.parametrize("lang", LANGS)
-def test_outputs_prose_and_provenance_are_text(book, lang):
+def test_outputs_prose_and_provenance_are_text(book, book_text, lang):
     reader = pdf(book, lang)
-    words = text(reader)
+    words = book_text(lang)
     demo = site_page(book, lang, "demo")
     printed = demo.select_one(".nb-output pre").get_text()  # the first output of the built page
     assert re.sub(r"\s+", " ", printed).strip() in words
@@ -150,10 +163,10 @@ def test_outputs_prose_and_provenance_are_text(book, lang):
 
 
 @pytest.mark.parametrize("lang", LANGS)
-def test_a_ten_megabyte_output_keeps_the_sites_cap_and_notice(book, lang):
+def test_a_ten_megabyte_output_keeps_the_sites_cap_and_notice(book, book_text, lang):
     notice = site_page(book, lang, "big").select_one(".nb-output pre").get_text().strip().splitlines()[-1]
     assert notice.startswith("[torchnotes:") and "cut" in notice, notice
-    words = text(pdf(book, lang))
+    words = book_text(lang)
     assert re.sub(r"\s+", " ", notice) in words
     assert (book / "pdf" / f"pytorch-notes-{lang}.pdf").stat().st_size < 3_000_000
 
