@@ -1,7 +1,10 @@
 """Kernels forked from the zygote (torchnotes.engine.zygote) are fresh processes: nothing is shared between pages,
 and a page's outputs are the same bytes as from a kernel started from scratch."""
 
+import json
 import os
+import subprocess
+import sys
 import threading
 import time
 
@@ -19,16 +22,38 @@ PROBE = """
 """
 
 SAME_EITHER_WAY = """
-    import random, sys, warnings
-    # What a page can import without importing it: the zygote preloads only what a kernel imports anyway (but
-    # its own module, torchnotes.engine.zygote).
-    print(sorted({name for name in sys.modules if not name.startswith("torchnotes.")} - {"torchnotes"}))
+    import json, random, sys, warnings
+    def modules(when):
+        # The modules a page sees, but the zygote's own (torchnotes.engine.zygote); too many to print whole.
+        seen = sorted({name for name in sys.modules if not name.startswith("torchnotes.")} - {"torchnotes"})
+        with open(f"modules-{when}.json", "w") as file:
+            json.dump(seen, file)
+    modules("start")
     import numpy, torch
-    print(random.random(), numpy.random.rand(), torch.rand(2), hash("abc"))
+    # An optimizer's first step imports torch._dynamo in a fresh kernel; a forked one has it already. The
+    # numbers drawn after it must not tell the two apart.
+    model = torch.nn.Linear(2, 1)
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    model(torch.ones(1, 2)).sum().backward()
+    optimizer.step()
+    print(random.random(), numpy.random.rand(), torch.rand(2), hash("abc"), model.weight)
     print(torch.get_num_threads(), torch.randn(3, 3) @ torch.randn(3, 3))
     warnings.warn("shown once per kernel")
     import matplotlib.pyplot as plt
     plt.plot([0, 1], [1, 0]); plt.show()
+    modules("end")
+"""
+
+# What the zygote imports for torch beyond what every kernel imports (PRELOAD_FOR_TORCH), as a fresh process
+# that has imported numpy and torch would.
+FOR_TORCH = """
+import importlib, json, sys
+import numpy, torch
+from torchnotes.engine.zygote import PRELOAD_FOR_TORCH
+before = set(sys.modules)
+for name in PRELOAD_FOR_TORCH:
+    importlib.import_module(name)
+print(json.dumps(sorted(set(sys.modules) - before)))
 """
 
 
@@ -46,14 +71,33 @@ def test_each_page_gets_its_own_forked_process(tmp_path, make_engine):
 
 
 def test_forked_and_fresh_kernels_give_the_same_outputs(tmp_path, make_engine):
+    from torchnotes.engine.scheduler import PRELOAD_FOR_TORCH_FROM
+
     path = page(tmp_path, "en/a.md", code(SAME_EITHER_WAY))
-    forked = make_engine(fork=True).run([path]).results[0]
-    fresh = make_engine(fork=False, mode="force").run([path]).results[0]
-    assert forked.error is None and fresh.error is None
-    assert forked.outputs == fresh.outputs
-    kinds = [o["output_type"] for o in forked.cell_outputs()[0]]
+    others = [page(tmp_path, f"en/other{n}.md", code(f"print({n})")) for n in range(PRELOAD_FOR_TORCH_FROM - 1)]
+
+    def run(pages, **how):
+        result = make_engine(mode="force", **how).run(pages).results[0]
+        assert result.error is None
+        return result, {when: set(json.loads((path.parent / f"modules-{when}.json").read_text()))
+                        for when in ("start", "end")}
+
+    fresh, fresh_modules = run([path], fork=False)
+    # A zygote of its own for each build (zygotes=None): one page alone, then enough pages to preload for torch.
+    alone, alone_modules = run([path], zygotes=None)
+    many, many_modules = run([path, *others], zygotes=None)
+    assert alone.outputs == fresh.outputs == many.outputs
+    kinds = [o["output_type"] for o in fresh.cell_outputs()[0]]
     assert kinds == ["stream", "stream", "display_data"]  # the prints, the warning, the figure
-    assert "'matplotlib'" in forked.cell_outputs()[0][0]["text"]  # kernel_setup.py imported it in both
+    assert "matplotlib" in fresh_modules["start"]  # kernel_setup.py imported it in both
+    assert alone_modules == fresh_modules
+    # With enough pages, a page also finds what the zygote imports for torch before its first line, and nothing
+    # else; once the page has stepped its optimizer, the two are the same.
+    for_torch = json.loads(subprocess.run([sys.executable, "-c", FOR_TORCH], capture_output=True, text=True,
+                                          check=True).stdout)
+    assert "torch._dynamo" in for_torch and "torch._dynamo" not in fresh_modules["start"]
+    assert many_modules["start"] == fresh_modules["start"] | set(for_torch)
+    assert many_modules["end"] == fresh_modules["end"]
 
 
 def test_a_session_keeps_its_zygote_across_builds_and_starts_one_per_keyed_variables(tmp_path, make_engine, monkeypatch):
@@ -92,3 +136,17 @@ def test_a_session_keeps_its_zygote_across_builds_and_starts_one_per_keyed_varia
     finally:
         pool.close()
     assert pool.started == {} and all(z.process.poll() is not None for z in kept)
+
+
+def test_a_preload_that_fails_is_reported_and_the_build_goes_on(tmp_path, make_engine, monkeypatch):
+    from torchnotes.engine import zygote
+
+    monkeypatch.setattr(zygote, "PRELOAD_FOR_TORCH", ("torchnotes_no_such_module",))
+    pages = [page(tmp_path, f"en/p{n}.md", code(f"print({n})")) for n in range(3)]
+    engine = make_engine(zygotes=None)
+    report = engine.run(pages)
+    assert not report.failures and report.kernels == 3
+    assert [r.cell_outputs()[0][0]["text"] for r in report.results] == ["0\n", "1\n", "2\n"]
+    said = [line for line in engine.lines if "torch's compiler" in line]
+    assert said == ["kernels import torch's compiler themselves: the zygote could not import "
+                    "('torchnotes_no_such_module',): ModuleNotFoundError: No module named 'torchnotes_no_such_module'"]

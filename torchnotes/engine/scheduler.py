@@ -20,6 +20,10 @@ from torchnotes.engine.zygote import Zygote, ZygoteFailed, Zygotes
 from torchnotes.errors import BuildTimeout, NotebookError, NotExecuted
 from torchnotes.pages.read import Page, Reader
 
+# Kernels in a build from which the zygote imports torch's compiler for them (PRELOAD_FOR_TORCH): it costs
+# about a second once and saves one in each page that steps an optimizer, two in five here.
+PRELOAD_FOR_TORCH_FROM = 3
+
 
 class Engine:
     """Schedules pages: which to execute, how many at once, in what order, and what it reports.
@@ -99,7 +103,7 @@ class Engine:
             # Publishing from merged shard caches: a page the cache cannot serve is an error, never a run.
             build.not_executed(pending)
             return build.finish()
-        zygote = self._start_zygote() if pending else None
+        zygote = self._start_zygote(len(pending)) if pending else None
         options = self.options if zygote is None else replace(self.options, zygote=zygote)
         try:
             await asyncio.gather(*(build.execute(key, group, options) for key, group in pending))
@@ -108,17 +112,24 @@ class Engine:
                 zygote.close()
         return build.finish()
 
-    def _start_zygote(self) -> Zygote | None:
+    def _start_zygote(self, kernels: int) -> Zygote | None:
         """The build's zygote, when this interpreter's ipykernel is the kernel (TORCHNOTES_FORK=0: never)."""
         if os.environ.get("TORCHNOTES_FORK", "1") == "0" or not self.fork:
             return None
         try:
             if self.zygotes is not None:
-                return self.zygotes.get(kernel_env(self.options), python=self.python)
-            return Zygote(kernel_env(self.options), python=self.python)
+                zygote = self.zygotes.get(kernel_env(self.options), python=self.python)
+            else:
+                zygote = Zygote(kernel_env(self.options), python=self.python)
         except ZygoteFailed as error:
             self.log(f"kernels start from scratch: {error}")
             return None
+        if kernels >= PRELOAD_FOR_TORCH_FROM:
+            try:
+                zygote.preload_for_torch()
+            except ZygoteFailed as error:
+                self.log(f"kernels import torch's compiler themselves: {error}")
+        return zygote
 
 
 Group = list[tuple[str, Page]]

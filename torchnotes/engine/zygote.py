@@ -6,8 +6,8 @@ no cell run). The child then starts ipykernel exactly as `python -m ipykernel_la
 folder, with the kernel's environment; kernel_setup.py seeds everything before the first cell as before.
 
 Two halves:
-- run as `python -m torchnotes.engine.zygote`, the server: reads one JSON request per line on stdin
-  ({"argv": [...], "env": {...}, "cwd": "..."}), forks, answers {"pid": N} on stdout;
+- run as `python -m torchnotes.engine.zygote`, the server: reads one JSON request per line on stdin,
+  {"argv": [...], "env": {...}, "cwd": "..."} to fork (answers {"pid": N}) or {"import": [...]};
 - imported by the engine: Zygote (start, fork, close) and ForkedKernelManager, a jupyter_client kernel
   manager whose kernels come from the zygote. Kernels whose command is not this interpreter's
   ipykernel (another kernelspec) are launched as usual.
@@ -39,6 +39,10 @@ PRELOAD = ("numpy", "torch", "IPython", "ipykernel.kernelapp", "ipykernel.ipkern
 # (MPLBACKEND, which ipykernel sets when it starts) and the page folder's matplotlibrc. Most of its time is
 # pyparsing's, which reads nothing: that one comes from here, where matplotlib is installed.
 PRELOAD_WITH_MATPLOTLIB = ("pyparsing",)
+# What torch imports itself when a page first steps an optimizer or calls torch.func (900 modules, a second;
+# two in five pages here). It draws no random number and reads nothing of the page: the outputs are the same
+# bytes (tests/test_zygote.py). Imported on request, by builds with pages enough to repay it (scheduler.py).
+PRELOAD_FOR_TORCH = ("torch._dynamo",)
 
 
 class ZygoteFailed(RuntimeError):
@@ -55,6 +59,7 @@ class Zygote:
             [python, "-m", "torchnotes.engine.zygote"], env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
             text=True, start_new_session=True)
         self.python = python
+        self.for_torch = False  # PRELOAD_FOR_TORCH imported
         self._lock = threading.Lock()
         # What nbclient instantiates for each page: a kernel manager bound to this zygote.
         self.kernel_manager_class = type("ZygoteKernelManager", (ForkedKernelManager,), {"zygote": self})
@@ -65,14 +70,25 @@ class Zygote:
 
     def fork(self, argv: list[str], env: dict[str, str], cwd: str) -> ForkedProcess:
         with self._lock:
-            if self.process.poll() is not None:
-                raise ZygoteFailed(f"the zygote has exited ({self.process.returncode})")
-            self.process.stdin.write(json.dumps({"argv": argv, "env": env, "cwd": cwd}) + "\n")
-            self.process.stdin.flush()
-            answer = json.loads(self.process.stdout.readline() or "{}")
+            answer = self._ask({"argv": argv, "env": env, "cwd": cwd})
         if "pid" not in answer:
             raise ZygoteFailed(f"the zygote could not fork a kernel: {answer.get('error', 'no answer')}")
         return ForkedProcess(answer["pid"])
+
+    def preload_for_torch(self) -> None:
+        """Import PRELOAD_FOR_TORCH, once: the kernels forked after it have those modules already."""
+        with self._lock:
+            answer = {"imported": True} if self.for_torch else self._ask({"import": list(PRELOAD_FOR_TORCH)})
+        if "imported" not in answer:
+            raise ZygoteFailed(f"the zygote could not import {PRELOAD_FOR_TORCH}: {answer.get('error', 'no answer')}")
+        self.for_torch = True
+
+    def _ask(self, request: dict) -> dict:
+        if self.process.poll() is not None:
+            raise ZygoteFailed(f"the zygote has exited ({self.process.returncode})")
+        self.process.stdin.write(json.dumps(request) + "\n")
+        self.process.stdin.flush()
+        return json.loads(self.process.stdout.readline() or "{}")
 
     def close(self) -> None:
         if self.process.poll() is None:
@@ -204,13 +220,11 @@ def _die_with_parent() -> None:
 
 
 def _reap(*_) -> None:
-    while True:
-        try:
-            pid, _status = os.waitpid(-1, os.WNOHANG)
-        except ChildProcessError:
-            return
-        if pid == 0:
-            return
+    try:
+        while os.waitpid(-1, os.WNOHANG)[0]:
+            pass
+    except ChildProcessError:
+        return
 
 
 def _child(request: dict, answer_fd: int) -> None:
@@ -261,18 +275,19 @@ def serve() -> None:
     for line in sys.stdin:
         try:
             request = json.loads(line)
-            pid = os.fork()
-        except (ValueError, OSError) as error:
-            out.write(json.dumps({"error": f"{error.__class__.__name__}: {error}"}) + "\n")
-            out.flush()
-            continue
-        if pid == 0:
-            _child(request, out.fileno())
-        try:
-            os.setpgid(pid, pid)  # also done by the child: whichever runs first, the group exists before we answer
-        except (ProcessLookupError, PermissionError):
-            pass
-        out.write(json.dumps({"pid": pid}) + "\n")
+            if "import" in request:
+                answer = {"imported": [importlib.import_module(name).__name__ for name in request["import"]]}
+            elif (pid := os.fork()) == 0:
+                _child(request, out.fileno())
+            else:
+                answer = {"pid": pid}
+                try:
+                    os.setpgid(pid, pid)  # also done by the child: whichever runs first, the group exists now
+                except (ProcessLookupError, PermissionError):
+                    pass
+        except (ValueError, OSError, ImportError) as error:
+            answer = {"error": f"{error.__class__.__name__}: {error}"}
+        out.write(json.dumps(answer) + "\n")
         out.flush()
 
 
