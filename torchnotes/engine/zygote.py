@@ -78,10 +78,12 @@ class Zygote:
     def preload_for_torch(self) -> None:
         """Import PRELOAD_FOR_TORCH, once: the kernels forked after it have those modules already."""
         with self._lock:
-            answer = {"imported": True} if self.for_torch else self._ask({"import": list(PRELOAD_FOR_TORCH)})
-        if "imported" not in answer:
-            raise ZygoteFailed(f"the zygote could not import {PRELOAD_FOR_TORCH}: {answer.get('error', 'no answer')}")
-        self.for_torch = True
+            if self.for_torch:
+                return
+            answer = self._ask({"import": list(PRELOAD_FOR_TORCH)})
+            if "imported" not in answer:
+                raise ZygoteFailed(f"the zygote could not import {PRELOAD_FOR_TORCH}: {answer.get('error', 'no answer')}")
+            self.for_torch = True
 
     def _ask(self, request: dict) -> dict:
         if self.process.poll() is not None:
