@@ -24,7 +24,7 @@ PROBE = """
 SAME_EITHER_WAY = """
     import json, random, sys, warnings
     def modules(when):
-        # The modules a page sees, but the zygote's own (torchnotes.engine.zygote); too many to print whole.
+        # The modules a page sees, but the zygote's own (torchnotes.engine.zygote_server); too many to print whole.
         seen = sorted({name for name in sys.modules if not name.startswith("torchnotes.")} - {"torchnotes"})
         with open(f"modules-{when}.json", "w") as file:
             json.dump(seen, file)
@@ -41,6 +41,10 @@ SAME_EITHER_WAY = """
     warnings.warn("shown once per kernel")
     import matplotlib.pyplot as plt
     plt.plot([0, 1], [1, 0]); plt.show()
+    try:
+        torch.nn.Linear(3, 2)(torch.ones(4, 5))  # raises two frames deep in torch.nn
+    except RuntimeError:
+        get_ipython().showtraceback()  # as an error cell shows it: the frames' modules and source, coloured
     modules("end")
 """
 
@@ -88,7 +92,8 @@ def test_forked_and_fresh_kernels_give_the_same_outputs(tmp_path, make_engine):
     many, many_modules = run([path, *others], zygotes=None)
     assert alone.outputs == fresh.outputs == many.outputs
     kinds = [o["output_type"] for o in fresh.cell_outputs()[0]]
-    assert kinds == ["stream", "stream", "display_data"]  # the prints, the warning, the figure
+    assert kinds == ["stream", "stream", "display_data", "error"]  # the prints, the warning, the figure, the traceback
+    assert "torch/nn/modules/module.py" in "".join(fresh.cell_outputs()[0][3]["traceback"])
     assert "matplotlib" in fresh_modules["start"]  # kernel_setup.py imported it in both
     assert alone_modules == fresh_modules
     # With enough pages, a page also finds what the zygote imports for torch before its first line, and nothing

@@ -5,13 +5,9 @@ that has imported numpy, torch and IPython and done nothing else (no thread pool
 no cell run). The child then starts ipykernel exactly as `python -m ipykernel_launcher` would, in the page's
 folder, with the kernel's environment; kernel_setup.py seeds everything before the first cell as before.
 
-Two halves:
-- run as `python -m torchnotes.engine.zygote`, the server: reads one JSON request per line on stdin,
-  {"argv": [...], "env": {...}, "cwd": "..."} to fork (answers {"pid": N}) or {"import": [...]};
-- imported by the engine: Zygote (start, fork, close) and ForkedKernelManager, a jupyter_client kernel
-  manager whose kernels come from the zygote. Kernels whose command is not this interpreter's
-  ipykernel (another kernelspec) are launched as usual.
-The zygote dies with the build (parent-death signal), and its kernels with it.
+This is the engine's side: Zygote (start, fork, close), Zygotes (kept for a session) and ForkedKernelManager, a
+jupyter_client kernel manager whose kernels come from the zygote. Kernels whose command is not this interpreter's
+ipykernel (another kernelspec) are launched as usual. The zygote process itself is zygote_server.py.
 """
 
 from __future__ import annotations
@@ -29,20 +25,7 @@ from jupyter_client.manager import AsyncKernelManager
 from jupyter_client.provisioning import LocalProvisioner
 
 from torchnotes.engine.environment import keyed_variables
-
-# The modules every kernel imports anyway, before its first cell: kernel_setup.py imports numpy and torch,
-# ipykernel its shell, debugger and magics. Imported once here, they cost a kernel nothing, and a page sees the
-# same modules as in a kernel started from scratch (tests/test_zygote.py).
-PRELOAD = ("numpy", "torch", "IPython", "ipykernel.kernelapp", "ipykernel.ipkernel", "ipykernel.zmqshell",
-           "ipykernel.debugger", "IPython.core.magics", "IPython.core.completerlib", "IPython.extensions.storemagic")
-# kernel_setup.py imports matplotlib too, but that import must happen in the kernel: it reads the backend
-# (MPLBACKEND, which ipykernel sets when it starts) and the page folder's matplotlibrc. Most of its time is
-# pyparsing's, which reads nothing: that one comes from here, where matplotlib is installed.
-PRELOAD_WITH_MATPLOTLIB = ("pyparsing",)
-# What torch imports itself when a page first steps an optimizer or calls torch.func (900 modules, a second;
-# two in five pages here). It draws no random number and reads nothing of the page: the outputs are the same
-# bytes (tests/test_zygote.py). Imported on request, by builds with pages enough to repay it (scheduler.py).
-PRELOAD_FOR_TORCH = ("torch._dynamo",)
+from torchnotes.engine.zygote_server import PRELOAD_FOR_TORCH
 
 
 class ZygoteFailed(RuntimeError):
@@ -56,7 +39,7 @@ class Zygote:
         # The zygote's environment is the kernels' environment: OMP_NUM_THREADS and friends are read once,
         # when torch's libraries load, which happens in the zygote.
         self.process = subprocess.Popen(
-            [python, "-m", "torchnotes.engine.zygote"], env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+            [python, "-m", "torchnotes.engine.zygote_server"], env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
             text=True, start_new_session=True)
         self.python = python
         self.for_torch = False  # PRELOAD_FOR_TORCH imported
@@ -210,88 +193,3 @@ class ForkedKernelManager(AsyncKernelManager):
         await super()._async_launch_kernel(kernel_cmd, **kw)
 
     _launch_kernel = _async_launch_kernel
-
-
-# --- the server ---------------------------------------------------------------------------------------------
-
-def _die_with_parent() -> None:
-    if sys.platform.startswith("linux"):
-        import ctypes
-
-        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
-
-
-def _reap(*_) -> None:
-    try:
-        while os.waitpid(-1, os.WNOHANG)[0]:
-            pass
-    except ChildProcessError:
-        return
-
-
-def _child(request: dict, answer_fd: int) -> None:
-    """In the forked child: become the kernel. Never returns."""
-    code = 1
-    try:
-        signal.signal(signal.SIGCHLD, signal.SIG_DFL)  # the kernel waits for its own subprocesses
-        os.setpgid(0, 0)
-        os.close(answer_fd)
-        devnull = os.open(os.devnull, os.O_RDONLY)
-        os.dup2(devnull, 0)
-        os.dup2(2, 1)  # the zygote's stdout is its answer pipe; kernel chatter goes where a kernel's would
-        os.environ.clear()
-        os.environ.update(request["env"])
-        # The kernel's parent is the zygote: ipykernel's parent poll and kernel_setup's parent-death signal
-        # watch it, and the zygote dies with the build.
-        os.environ["JPY_PARENT_PID"] = os.environ["TORCHNOTES_BUILD_PID"] = str(os.getppid())
-        os.chdir(request["cwd"])
-        # IPKernelApp read JPY_PARENT_PID when the zygote imported it: name the parent on the command line.
-        sys.argv = ["ipykernel_launcher", *request["argv"], f"--IPKernelApp.parent_handle={os.getppid()}"]
-        if sys.path and sys.path[0] in ("", os.getcwd()):
-            del sys.path[0]  # as ipykernel_launcher does
-        from ipykernel import kernelapp
-
-        kernelapp.launch_new_instance()
-        code = 0
-    except SystemExit as stop:
-        code = stop.code if isinstance(stop.code, int) else 1
-    finally:
-        sys.stdout.flush()
-        sys.stderr.flush()
-        os._exit(code)
-
-
-def serve() -> None:
-    _die_with_parent()
-    import importlib.util
-
-    for name in PRELOAD:
-        importlib.import_module(name)
-    if importlib.util.find_spec("matplotlib") is not None:
-        for name in PRELOAD_WITH_MATPLOTLIB:
-            importlib.import_module(name)
-    signal.signal(signal.SIGCHLD, _reap)
-    out = sys.stdout
-    out.write(json.dumps({"ready": True}) + "\n")
-    out.flush()
-    for line in sys.stdin:
-        try:
-            request = json.loads(line)
-            if "import" in request:
-                answer = {"imported": [importlib.import_module(name).__name__ for name in request["import"]]}
-            elif (pid := os.fork()) == 0:
-                _child(request, out.fileno())
-            else:
-                answer = {"pid": pid}
-                try:
-                    os.setpgid(pid, pid)  # also done by the child: whichever runs first, the group exists now
-                except (ProcessLookupError, PermissionError):
-                    pass
-        except (ValueError, OSError, ImportError) as error:
-            answer = {"error": f"{error.__class__.__name__}: {error}"}
-        out.write(json.dumps(answer) + "\n")
-        out.flush()
-
-
-if __name__ == "__main__":
-    serve()
