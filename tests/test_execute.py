@@ -3,6 +3,7 @@
 import pytest
 from helpers import code, page
 
+from torchnotes.engine.cache import Cache
 from torchnotes.errors import (
     CellFailed,
     CellTimeout,
@@ -58,6 +59,38 @@ def test_setup_leaves_no_names_behind(tmp_path, make_engine):
     result = run_one(make_engine, path)
     assert isinstance(result.error, CellFailed)
     assert "NameError" in result.error.reason
+
+
+MATPLOTLIB_PAGE = """
+    import sys
+    print("before:", "matplotlib" in sys.modules)
+    {statement}
+    import matplotlib
+    import matplotlib.pyplot
+    from matplotlib_inline.config import InlineBackend
+    print(matplotlib.rcParams["savefig.dpi"], matplotlib.rcParams["svg.hashsalt"])
+    print(sorted(InlineBackend.instance().figure_formats), InlineBackend.instance().print_figure_kwargs["metadata"])
+    print(matplotlib.__loader__ is matplotlib.__spec__.loader, type(matplotlib.__loader__).__name__)
+    print([type(f).__qualname__ for f in sys.meta_path if "_when_imported" in type(f).__qualname__])
+"""
+
+
+def test_matplotlib_is_configured_when_the_page_imports_it(tmp_path, make_engine):
+    """kernel_setup.py sets the figures' settings once the page imports matplotlib, however it does, and leaves
+    nothing behind; a page that never imports it does not pay for it nor record it among its packages."""
+    statements = ("import matplotlib.pyplot as plt", "from matplotlib import pyplot", "import matplotlib as mpl")
+    paths = [page(tmp_path, f"en/p{n}.md", code(MATPLOTLIB_PAGE.format(statement=s))) for n, s in enumerate(statements)]
+    plain = page(tmp_path, "en/plain.md", code("import sys\nprint('matplotlib' in sys.modules)"))
+    report = make_engine().run([*paths, plain])
+    assert not report.failures
+    for result in report.results[:3]:
+        assert result.cell_outputs()[0][0]["text"].splitlines() == [
+            "before: False", "100.0 torchnotes", "['png'] {'Software': None}",
+            "True SourceFileLoader", "[]"]
+    assert report.results[3].cell_outputs()[0][0]["text"] == "False\n"
+    cache = Cache(tmp_path / "cache")
+    assert "matplotlib" in cache.get(report.results[0].key)["inputs"]["packages"]
+    assert "matplotlib" not in cache.get(report.results[3].key)["inputs"]["packages"]
 
 
 def test_expected_error_is_shown(tmp_path, make_engine):

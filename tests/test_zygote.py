@@ -94,7 +94,8 @@ def test_forked_and_fresh_kernels_give_the_same_outputs(tmp_path, make_engine):
     kinds = [o["output_type"] for o in fresh.cell_outputs()[0]]
     assert kinds == ["stream", "stream", "display_data", "error"]  # the prints, the warning, the figure, the traceback
     assert "torch/nn/modules/module.py" in "".join(fresh.cell_outputs()[0][3]["traceback"])
-    assert "matplotlib" in fresh_modules["start"]  # kernel_setup.py imported it in both
+    # kernel_setup.py configures matplotlib when a page imports it, in both: not before.
+    assert "matplotlib" not in fresh_modules["start"] and "matplotlib.pyplot" in fresh_modules["end"]
     assert alone_modules == fresh_modules
     # With enough pages, a page also finds what the zygote imports for torch before its first line, and nothing
     # else; once the page has stepped its optimizer, the two are the same.

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import gc
 import importlib
-import importlib.util
 import inspect
 import json
 import os
@@ -25,10 +24,8 @@ import sys
 # same modules as in a kernel started from scratch (tests/test_zygote.py).
 PRELOAD = ("numpy", "torch", "IPython", "ipykernel.kernelapp", "ipykernel.ipkernel", "ipykernel.zmqshell",
            "ipykernel.debugger", "IPython.core.magics", "IPython.core.completerlib", "IPython.extensions.storemagic")
-# kernel_setup.py imports matplotlib too, but that import must happen in the kernel: it reads the backend
-# (MPLBACKEND, which ipykernel sets when it starts) and the page folder's matplotlibrc. Most of its time is
-# pyparsing's, which reads nothing: that one comes from here, where matplotlib is installed.
-PRELOAD_WITH_MATPLOTLIB = ("pyparsing",)
+# Not matplotlib: its import reads the backend (MPLBACKEND, which ipykernel sets when it starts) and the page
+# folder's matplotlibrc, and most pages never import it (kernel_setup.py configures it when a page does).
 # What torch imports itself when a page first steps an optimizer or calls torch.func (900 modules, a second;
 # two in five pages here). It draws no random number and reads nothing of the page: the outputs are the same
 # bytes (tests/test_zygote.py). Imported on request, by builds with pages enough to repay it (scheduler.py).
@@ -99,9 +96,6 @@ def serve() -> None:
     _die_with_parent()
     for name in PRELOAD:
         importlib.import_module(name)
-    if importlib.util.find_spec("matplotlib") is not None:
-        for name in PRELOAD_WITH_MATPLOTLIB:
-            importlib.import_module(name)
     _settle()
     signal.signal(signal.SIGCHLD, _reap)
     out = sys.stdout
