@@ -145,14 +145,25 @@ def test_a_session_keeps_its_zygote_across_builds_and_starts_one_per_keyed_varia
 
 
 def test_a_preload_that_fails_is_reported_and_the_build_goes_on(tmp_path, make_engine, monkeypatch):
+    """Each build says why its kernels import torch's compiler themselves; a session's zygote is asked once."""
     from torchnotes.engine import zygote
 
     monkeypatch.setattr(zygote, "PRELOAD_FOR_TORCH", ("torchnotes_no_such_module",))
-    pages = [page(tmp_path, f"en/p{n}.md", code(f"print({n})")) for n in range(3)]
-    engine = make_engine(zygotes=None)
-    report = engine.run(pages)
-    assert not report.failures and report.kernels == 3
-    assert [r.cell_outputs()[0][0]["text"] for r in report.results] == ["0\n", "1\n", "2\n"]
-    said = [line for line in engine.lines if "torch's compiler" in line]
-    assert said == ["kernels import torch's compiler themselves: the zygote could not import "
-                    "('torchnotes_no_such_module',): ModuleNotFoundError: No module named 'torchnotes_no_such_module'"]
+    asked = []
+    ask = zygote.Zygote._ask
+    monkeypatch.setattr(zygote.Zygote, "_ask", lambda self, request: asked.append(request) or ask(self, request))
+    pool = zygote.Zygotes()
+    try:
+        for build in range(2):
+            pages = [page(tmp_path, f"en/p{n}.md", code(f"print({build}, {n})")) for n in range(3)]
+            engine = make_engine(zygotes=pool)
+            report = engine.run(pages)
+            assert not report.failures and report.kernels == 3
+            assert [r.cell_outputs()[0][0]["text"] for r in report.results] == [f"{build} {n}\n" for n in range(3)]
+            said = [line for line in engine.lines if "torch's compiler" in line]
+            assert said == ["kernels import torch's compiler themselves: the zygote could not import "
+                            "('torchnotes_no_such_module',): ModuleNotFoundError: No module named "
+                            "'torchnotes_no_such_module'"]
+    finally:
+        pool.close()
+    assert [request for request in asked if "import" in request] == [{"import": ["torchnotes_no_such_module"]}]

@@ -43,6 +43,7 @@ class Zygote:
             text=True, start_new_session=True)
         self.python = python
         self.for_torch = False  # PRELOAD_FOR_TORCH imported
+        self.for_torch_failed: ZygoteFailed | None = None  # said once: a session's later builds are not slowed to retry
         self._lock = threading.Lock()
         # What nbclient instantiates for each page: a kernel manager bound to this zygote.
         self.kernel_manager_class = type("ZygoteKernelManager", (ForkedKernelManager,), {"zygote": self})
@@ -59,13 +60,18 @@ class Zygote:
         return ForkedProcess(answer["pid"])
 
     def preload_for_torch(self) -> None:
-        """Import PRELOAD_FOR_TORCH, once: the kernels forked after it have those modules already."""
+        """Import PRELOAD_FOR_TORCH, once: the kernels forked after it have those modules already. An import that
+        failed is not tried again in this zygote; its error is raised again."""
         with self._lock:
+            if self.for_torch_failed is not None:
+                raise self.for_torch_failed
             if self.for_torch:
                 return
             answer = self._ask({"import": list(PRELOAD_FOR_TORCH)})
             if "imported" not in answer:
-                raise ZygoteFailed(f"the zygote could not import {PRELOAD_FOR_TORCH}: {answer.get('error', 'no answer')}")
+                self.for_torch_failed = ZygoteFailed(
+                    f"the zygote could not import {PRELOAD_FOR_TORCH}: {answer.get('error', 'no answer')}")
+                raise self.for_torch_failed
             self.for_torch = True
 
     def _ask(self, request: dict) -> dict:
