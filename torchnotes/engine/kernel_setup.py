@@ -64,12 +64,15 @@ def _record_inputs(os, sys):
         imported = {name.partition(".")[0] for name in list(sys.modules)} - set(sys.stdlib_module_names)
         packages = {}
         for dist in importlib.metadata.distributions(path=installed):
-            name = dist.metadata["Name"]
-            if name in packages:
+            tops = (dist.read_text("top_level.txt") or "").split()
+            if tops and not imported.intersection(tops):
+                continue  # its metadata is not parsed: a kernel would parse all 130 here otherwise
+            metadata = dist.metadata
+            name = metadata["Name"]
+            if not name or name in packages:
                 continue  # the first on the path is the one imported
-            tops = (dist.read_text("top_level.txt") or "").split() or [str(name).lower().replace("-", "_")]
-            if name and imported.intersection(tops):
-                packages[name] = dist.version
+            if imported.intersection(tops or [name.lower().replace("-", "_")]):
+                packages[name] = metadata["Version"]
         # matplotlib.text (not imported by _configure_matplotlib): the page drew, or could draw, text with the fonts.
         draws_text = "matplotlib.text" in sys.modules
         print(json.dumps({"files": sorted(files), "packages": dict(sorted(packages.items())), "draws_text": draws_text}))
@@ -79,18 +82,20 @@ def _record_inputs(os, sys):
 
 
 def _realpaths(os):
-    """os.path.realpath with one resolution per folder, not per file: the thousands of modules a page has loaded
-    live in a few hundred folders. A file that is itself a link is resolved whole."""
-    folders = {}
+    """os.path.realpath, one path component at a time and remembered: the thousands of files a page has loaded
+    live in a few hundred folders, which share their parents. A component that is a link is resolved whole, and
+    "." or ".." by os.path.realpath, so the result is os.path.realpath's."""
+    known = {}
 
     def realpath(path):
-        head, tail = os.path.split(path)
-        if tail in ("", ".", ".."):
-            return os.path.realpath(path)
-        if head not in folders:
-            folders[head] = os.path.realpath(head)
-        joined = os.path.join(folders[head], tail)
-        return os.path.realpath(joined) if os.path.islink(joined) else joined
+        if path not in known:
+            head, tail = os.path.split(path)
+            if tail in ("", ".", ".."):
+                known[path] = os.path.realpath(path)
+            else:
+                joined = os.path.join(realpath(head), tail)
+                known[path] = os.path.realpath(joined) if os.path.islink(joined) else joined
+        return known[path]
 
     return realpath
 
