@@ -44,6 +44,7 @@ def _record_inputs(os, sys):
         opened.add(path if os.path.isabs(path) else os.path.join(os.getcwd(), path))
 
     realpath = _realpaths(os)  # noqa: F821 (bound now: the set-up's names are deleted before the page runs)
+    packages_of = _packages  # noqa: F821
 
     def dump():
         import importlib.metadata
@@ -62,23 +63,29 @@ def _record_inputs(os, sys):
                     and "site-packages" not in parts and "dist-packages" not in parts and os.path.isfile(real)):
                 files.add(os.path.relpath(real, top))
         imported = {name.partition(".")[0] for name in list(sys.modules)} - set(sys.stdlib_module_names)
-        packages = {}
-        for dist in importlib.metadata.distributions(path=installed):
-            tops = (dist.read_text("top_level.txt") or "").split()
-            if tops and not imported.intersection(tops):
-                continue  # its metadata is not parsed: a kernel would parse all 130 here otherwise
-            metadata = dist.metadata
-            name = metadata["Name"]
-            if not name or name in packages:
-                continue  # the first on the path is the one imported
-            if imported.intersection(tops or [name.lower().replace("-", "_")]):
-                packages[name] = metadata["Version"]
+        packages = packages_of(importlib.metadata, installed, imported)
         # matplotlib.text (not imported by _configure_matplotlib): the page drew, or could draw, text with the fonts.
         draws_text = "matplotlib.text" in sys.modules
         print(json.dumps({"files": sorted(files), "packages": dict(sorted(packages.items())), "draws_text": draws_text}))
 
     sys.addaudithook(audit)
     sys.modules["_torchnotes_inputs"] = types.SimpleNamespace(dump=dump)
+
+
+def _packages(metadata, installed, imported):
+    """{name: version} of the distributions on `installed` that the page imported from; the first on the path is
+    the one imported. Only those whose top-level names the page imported have their metadata parsed (a kernel
+    would parse all 130 otherwise); one without top_level.txt goes by its name."""
+    found = {}
+    for dist in metadata.distributions(path=installed):
+        tops = (dist.read_text("top_level.txt") or "").split()
+        if tops and not imported.intersection(tops):
+            continue
+        fields = dist.metadata
+        name = fields["Name"]
+        if name and name not in found and imported.intersection(tops or [name.lower().replace("-", "_")]):
+            found[name] = fields["Version"]
+    return found
 
 
 def _realpaths(os):
@@ -211,4 +218,4 @@ def _torchnotes_setup():
 
 
 _torchnotes_setup()
-del _torchnotes_setup, _die_with_the_build, _record_inputs, _realpaths, _rescan_fonts, _when_imported, _configure_matplotlib
+del _torchnotes_setup, _die_with_the_build, _record_inputs, _packages, _realpaths, _rescan_fonts, _when_imported, _configure_matplotlib
