@@ -95,10 +95,6 @@ def main() -> int:
         results["baseline"] = json.loads(args.baseline_from.read_text(encoding="utf-8"))["baseline"]
         reused = f"baseline measured by an earlier, interrupted run of this script on this machine on {time.strftime('%Y-%m-%d')}"
         systems.pop("baseline", None)
-    if args.only:
-        previous = json.loads((OUT / "results.json").read_text(encoding="utf-8"))
-        kept = sorted(set(results) - set(systems) - ({"baseline"} if args.baseline_from else set()))
-        reused = "; ".join(filter(None, [reused, kept_note(results, kept, previous["date"])]))
     for name, (python, folder, projects, sites, scenarios) in systems.items():
         results[name] = measure(name, python, folder, projects, sites, scenarios, args.runs, work)
         results[name]["measured"] = time.strftime("%Y-%m-%d")
@@ -115,16 +111,6 @@ def main() -> int:
     write_tables(data)
     print(table(data, "en"))
     return 0
-
-
-def kept_note(results: dict, kept: list[str], fallback: str) -> str:
-    """Which builds' numbers an --only run kept, with the day each was measured (a build kept by several runs
-    keeps its own day, not the day of the last run that kept it)."""
-    days: dict[str, list[str]] = {}
-    for name in kept:
-        days.setdefault(results[name].get("measured", fallback), []).append(name)
-    return "; ".join(f"{', '.join(names)} kept from an earlier run of this script on this machine ({day})"
-                     for day, names in sorted(days.items()))
 
 
 # -- measuring ---------------------------------------------------------------------------------------------

@@ -35,7 +35,8 @@ WORDS = {
     "en": {
         "title": "Measured on {machine}, {date}: {pages} notebook pages (both languages), every build {runs} times; "
                  "median, with the lowest and highest run in brackets.",
-        "note": "Note", "metric": "Metric", "ours": "This site (a kernel per core)", "serial": "This site (--jobs 1)", "base": "mkdocs-jupyter (serial)",
+        "note": " (Note: {notes}.)", "list": ", ", "notes": "; ", "kept": "{builds}: measured by an earlier run of this script on this machine, {day}",
+        "metric": "Metric", "ours": "This site (a kernel per core)", "serial": "This site (--jobs 1)", "base": "mkdocs-jupyter (serial)",
         "ratio": "Ratio (this site / mkdocs-jupyter)",
         "cold": "Cold build (empty caches), s", "nochange": "Rebuild, no change, s", "prose": "Rebuild after a prose edit, s",
         "code": "Rebuild after a code edit, s", "k": "kernels started", "peak": "Peak memory (cold), MiB",
@@ -56,7 +57,8 @@ WORDS = {
     "zh": {
         "title": "测量环境：{machine}，{date}；共 {pages} 个 notebook 页面（两种语言），每种构建各运行 {runs} 次；"
                  "表中为中位数，括号内为最快与最慢的一次。",
-        "note": "说明", "metric": "指标", "ours": "本站（每核一个内核）", "serial": "本站（--jobs 1）", "base": "mkdocs-jupyter（串行）",
+        "note": "（说明：{notes}。）", "list": "、", "notes": "；", "kept": "{builds}：本机上本脚本较早一次运行的测量结果，{day}",
+        "metric": "指标", "ours": "本站（每核一个内核）", "serial": "本站（--jobs 1）", "base": "mkdocs-jupyter（串行）",
         "ratio": "比值（本站 / mkdocs-jupyter）",
         "cold": "冷构建（清空缓存），秒", "nochange": "无改动重建，秒", "prose": "只改文字后重建，秒",
         "code": "改代码后重建，秒", "k": "启动的内核数", "peak": "峰值内存（冷构建），MiB",
@@ -82,6 +84,17 @@ def _machine_text(machine) -> str:
     return f"{machine['cpu']}, {machine['cores']} cores, {machine['memory_gib']} GiB, Python {machine['python']}"
 
 
+def _kept(data: dict, w: dict) -> list[str]:
+    """The builds whose numbers a run with --only kept, by the day they were measured (each build in
+    results.json carries its own day)."""
+    names = {"ours": w["ours"], "ours_jobs1": w["serial"], "baseline": w["base"], "ours_fresh": w["scratch"]}
+    days: dict[str, list[str]] = {}
+    for build, row in data["results"].items():
+        if row.get("measured", data["date"]) != data["date"]:
+            days.setdefault(row["measured"], []).append(names.get(build, build))
+    return [w["kept"].format(builds=w["list"].join(builds), day=day) for day, builds in sorted(days.items())]
+
+
 def table(data: dict, lang: str) -> str:
     w = WORDS[lang]
     res = data["results"]
@@ -95,8 +108,9 @@ def table(data: dict, lang: str) -> str:
             return "–"
         return f"{row['seconds']:.1f} ({row['min']:.1f}–{row['max']:.1f})"
 
+    notes = w["notes"].join(filter(None, [data.get("note"), *_kept(data, w)]))
     lines = [w["title"].format(machine=_machine_text(data["machine"]), date=data["date"], pages=data["pages"],
-                               runs=data.get("runs", "?")) + (f" ({w['note']}: {data['note']}.)" if data.get("note") else ""), "",
+                               runs=data.get("runs", "?")) + (w["note"].format(notes=notes) if notes else ""), "",
              f"| {w['metric']} | {w['ours']} | {w['serial']} | {w['base']} | {w['ratio']} |", "|---|--:|--:|--:|--:|"]
     for s in SCENARIOS:
         lines.append(f"| {w[s]} | {cell(ours[s])} | {cell(serial.get(s))} | {cell(base[s])} | "
