@@ -53,7 +53,7 @@ SAME_EITHER_WAY = """
 FOR_TORCH = """
 import importlib, json, sys
 import numpy, torch
-from torchnotes.engine.zygote import PRELOAD_FOR_TORCH
+from torchnotes.engine.zygote_server import PRELOAD_FOR_TORCH
 before = set(sys.modules)
 for name in PRELOAD_FOR_TORCH:
     importlib.import_module(name)
