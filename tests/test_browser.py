@@ -6,6 +6,7 @@ It is served on 127.0.0.1 under its deployment path (site_url's path), as GitHub
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -84,13 +85,24 @@ def _rel_of(server: SiteServer, url: str) -> str:
 
 # --- 1. every page loads cleanly --------------------------------------------------------------------------
 
-def test_every_page_loads_cleanly(browser, server, site_dir):
+@pytest.fixture(scope="module")
+def every_page(browser, server, site_dir) -> dict[str, dict]:
+    """Every page of the site loaded once, for the tests that check something on each of them: {rel: {
+    "problems": what went wrong loading it, "colab": the provenance line's Colab links, "h1": its title,
+    "lang": <html lang>, "axe": axe-core's serious and critical violations (AXE_PAGES only, else None)}}."""
     pages = site_pages(site_dir)
-    by_lang = {lang: sorted(strip_lang(p) for p in pages if page_lang(p) == lang) for lang in LANGS}
-    assert all(by_lang.values()), f"a language has no pages: { {k: len(v) for k, v in by_lang.items()} }"
-    assert by_lang["zh"] == by_lang["en"], (
-        "the languages have different pages: only en "
-        f"{sorted(set(by_lang['en']) - set(by_lang['zh']))}, only zh {sorted(set(by_lang['zh']) - set(by_lang['en']))}")
+    axe = AXE.read_text(encoding="utf-8") if AXE.exists() else None
+    seen: dict[str, dict] = {}
+
+    def inspect(page) -> list[str]:
+        rel = _rel_of(server, page.url)
+        links = page.locator(".nb-provenance a[href*='colab.research.google.com']")
+        h1 = page.locator("h1")
+        seen[rel] = {"colab": [a.get_attribute("href") for a in links.all()],
+                     "h1": h1.first.evaluate(H1_TEXT_JS).strip() if h1.count() else "",
+                     "lang": page.locator("html").get_attribute("lang"),
+                     "axe": _axe_violations(page, axe) if axe and strip_lang(rel) in AXE_PAGES else None}
+        return _rendered(page)
 
     # A few pages at once, each followed until it has loaded and stopped fetching: Material and the search
     # worker fetch after `load`. Every page keeps its own recorder, so a problem is reported against its page.
@@ -101,10 +113,21 @@ def test_every_page_loads_cleanly(browser, server, site_dir):
         for _ in range(4):
             page = context.new_page()
             pool.append((page, Recorder().attach(page)))
-        results = visit_all(pool, [server.url(rel) for rel in pages], check=_rendered, ready=SEARCH_READY)
+        results = visit_all(pool, [server.url(rel) for rel in pages], check=inspect, ready=SEARCH_READY)
     finally:
         context.close()
-    failures = {url[len(server.base) - 1:]: problems for url, problems in results.items() if problems}
+    unseen = {"colab": [], "h1": "", "lang": None, "axe": None}
+    return {rel: {"problems": results[server.url(rel)], **seen.get(rel, unseen)} for rel in pages}
+
+
+def test_every_page_loads_cleanly(every_page):
+    pages = list(every_page)
+    by_lang = {lang: sorted(strip_lang(p) for p in pages if page_lang(p) == lang) for lang in LANGS}
+    assert all(by_lang.values()), f"a language has no pages: { {k: len(v) for k, v in by_lang.items()} }"
+    assert by_lang["zh"] == by_lang["en"], (
+        "the languages have different pages: only en "
+        f"{sorted(set(by_lang['en']) - set(by_lang['zh']))}, only zh {sorted(set(by_lang['zh']) - set(by_lang['en']))}")
+    failures = {"/" + rel: seen["problems"] for rel, seen in every_page.items() if seen["problems"]}
     assert not failures, f"{len(failures)} of {len(pages)} pages have problems:\n" + _summarise(failures)
 
 
@@ -376,27 +399,36 @@ def _first_difference(left: list[str], right: list[str]) -> str:
 
 # --- 7. the Colab link opens the paired notebook -----------------------------------------------------------
 
-@pytest.mark.parametrize("rel", ["", "tensors/views/", "autograd/graph/", "losses/cross-entropy/"],
-                         ids=["home", "views", "graph", "cross-entropy"])
-def test_colab_link_points_at_the_paired_notebook(tab, rel):
-    page = tab.page
-    for lang in LANGS:
-        tab.goto(in_lang(lang, rel), wait_until="domcontentloaded")
-        link = page.locator(".nb-provenance a[href*='colab.research.google.com']")
-        assert link.count() == 1, f"{lang}/{rel}: no Colab link"
-        href = urlsplit(link.get_attribute("href"))
-        assert href.scheme == "https" and href.hostname == "colab.research.google.com"
-        assert href.path.startswith("/github/"), href.path
-        expected = f"notebooks/{lang}/{rel.rstrip('/') or 'index'}.ipynb"
-        assert href.path.endswith("/" + expected), f"{lang}/{rel}: Colab opens {href.path}, expected …/{expected}"
+def test_colab_link_points_at_the_paired_notebook(every_page):
+    """Every page with a paired notebook has one Colab link, to that notebook, which carries the page's title;
+    a page without one (the generated report, versions and benchmark pages) has none."""
+    problems, linked = [], set()
+    for rel, seen in every_page.items():
+        lang, own = page_lang(rel), strip_lang(rel)
+        expected = f"notebooks/{lang}/{own.rstrip('/') or 'index'}.ipynb"
         source = ROOT / expected
-        assert source.is_file(), f"{expected} is not in the repository"
+        if not source.is_file():
+            if seen["colab"]:
+                problems.append(f"/{rel}: a Colab link ({seen['colab']}) but no {expected} in the repository")
+            continue
+        linked.add(expected)
+        if len(seen["colab"]) != 1:
+            problems.append(f"/{rel}: {len(seen['colab'])} Colab links, expected one to {expected}")
+            continue
+        href = urlsplit(seen["colab"][0])
+        if not (href.scheme == "https" and href.hostname == "colab.research.google.com"
+                and href.path.startswith("/github/") and href.path.endswith("/" + expected)):
+            problems.append(f"/{rel}: Colab opens {seen['colab'][0]}, expected https://colab.research.google.com/github/…/{expected}")
+            continue
         # The paired notebook is this page: its Markdown carries the page's title.
-        title = page.locator("h1").first.evaluate(H1_TEXT_JS).strip()
-        notebook = nbformat.read(source, as_version=nbformat.NO_CONVERT)
-        text = "\n".join(c.source for c in notebook.cells if c.cell_type == "markdown")
-        text += "\n" + str(notebook.metadata.get("jupytext", {}).get("root_level_metadata", {}).get("title", ""))
-        assert title in text.replace("`", "").replace("*", ""), f"{expected} does not carry the page title {title!r}"
+        notebook = json.loads(source.read_text(encoding="utf-8"))
+        text = "\n".join("".join(c["source"]) for c in notebook["cells"] if c["cell_type"] == "markdown")
+        text += "\n" + str(notebook["metadata"].get("jupytext", {}).get("root_level_metadata", {}).get("title", ""))
+        if seen["h1"] not in text.replace("`", "").replace("*", ""):
+            problems.append(f"/{rel}: {expected} does not carry the page title {seen['h1']!r}")
+    notebooks = {p.relative_to(ROOT).as_posix() for p in (ROOT / "notebooks").rglob("*.ipynb")}
+    assert linked == notebooks, f"notebooks without a page: {sorted(notebooks - linked)}"
+    assert not problems, f"{len(problems)} page(s):\n  " + "\n  ".join(problems)
 
 
 # The heading's text without its permalink anchor.
@@ -450,28 +482,31 @@ AXE_PAGES = ["", "tensors/gather-scatter/", "losses/cross-entropy/", "report/"]
 
 
 @pytest.mark.parametrize("lang", LANGS)
-def test_accessibility(tab, lang):
+def test_accessibility(every_page, lang):
+    """<html lang> on every page of the language, and no serious or critical axe-core violation on AXE_PAGES
+    (run on the pages as test 1 loaded them)."""
     if not AXE.exists():
         skip_or_fail("axe-core is not installed (npm ci)")
-    source = AXE.read_text(encoding="utf-8")
-    page = tab.page
-    problems = []
-    for rel in AXE_PAGES:
-        url = in_lang(lang, rel)
-        tab.goto(url)
-        html_lang = page.locator("html").get_attribute("lang")
-        expected = ("zh", "zh-Hans", "zh-CN") if lang == "zh" else ("en",)
-        if html_lang not in expected:
-            problems.append(f"/{url}: <html lang={html_lang!r}>, expected {expected[0]!r}")
-        page.add_script_tag(content=source)
-        violations = page.evaluate("async () => (await axe.run(document, {resultTypes: ['violations']})).violations")
-        for v in violations:
-            if v["impact"] in ("serious", "critical"):
-                targets = [_axe_node(node) for node in v["nodes"][:4]]
-                more = f" (+{len(v['nodes']) - 4} more)" if len(v["nodes"]) > 4 else ""
-                problems.append(f"/{url}: {v['id']} [{v['impact']}] {v['help']}; {len(v['nodes'])} nodes: "
-                                + " | ".join(targets) + more)
+    expected = ("zh", "zh-Hans", "zh-CN") if lang == "zh" else ("en",)
+    mine = {rel: seen for rel, seen in every_page.items() if page_lang(rel) == lang}
+    problems = [f"/{rel}: <html lang={seen['lang']!r}>, expected {expected[0]!r}"
+                for rel, seen in mine.items() if seen["lang"] not in expected]
+    checked = [rel for rel, seen in mine.items() if seen["axe"] is not None]
+    assert sorted(map(strip_lang, checked)) == sorted(AXE_PAGES), f"axe ran on {checked}"
+    problems += [f"/{rel}: {violation}" for rel in checked for violation in mine[rel]["axe"]]
     assert not problems, "accessibility problems:\n  " + "\n  ".join(problems)
+
+
+def _axe_violations(page, source: str) -> list[str]:
+    page.add_script_tag(content=source)
+    violations = page.evaluate("async () => (await axe.run(document, {resultTypes: ['violations']})).violations")
+    found = []
+    for v in violations:
+        if v["impact"] in ("serious", "critical"):
+            targets = [_axe_node(node) for node in v["nodes"][:4]]
+            more = f" (+{len(v['nodes']) - 4} more)" if len(v["nodes"]) > 4 else ""
+            found.append(f"{v['id']} [{v['impact']}] {v['help']}; {len(v['nodes'])} nodes: " + " | ".join(targets) + more)
+    return found
 
 
 def _axe_node(node: dict) -> str:

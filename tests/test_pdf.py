@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 import shutil
@@ -91,25 +92,20 @@ def outline(reader: PdfReader) -> tuple[list[str], list[tuple[str, int]]]:
     return sections, pages
 
 
+@functools.cache
 def pdf(src: Path, lang: str) -> PdfReader:
+    """One reader per book: pypdf parses each object once, however many tests read it."""
     return PdfReader(src / "pdf" / f"pytorch-notes-{lang}.pdf")
 
 
-def text(reader: PdfReader) -> str:
-    return re.sub(r"\s+", " ", " ".join(page.extract_text() for page in reader.pages))
-
-
-@pytest.fixture(scope="module")
-def book_text(book):
-    """Each book's text, extracted once for the tests that read it (pypdf takes seconds for the big page)."""
-    extracted: dict[str, str] = {}
-
-    def of(lang: str) -> str:
-        if lang not in extracted:
-            extracted[lang] = text(pdf(book, lang))
-        return extracted[lang]
-
-    return of
+def sheets_text(reader: PdfReader, title: str, last: int | None = None) -> str:
+    """The text of the sheets of the nav page `title` (its `last` sheets only, if given): pypdf takes seconds for
+    the big page's two dozen sheets, where the tests need a few."""
+    starts = sorted(number for _, number in outline(reader)[1])
+    first = next(number for name, number in outline(reader)[1] if name == title)
+    end = next((number for number in starts if number > first), len(reader.pages))
+    sheets = range(first, end)[-last:] if last else range(first, end)
+    return re.sub(r"\s+", " ", " ".join(reader.pages[n].extract_text() for n in sheets))
 
 
 def site_page(src: Path, lang: str, name: str) -> BeautifulSoup:
@@ -148,9 +144,9 @@ def test_the_contents_and_internal_links_lead_to_pages_of_the_book(book, lang):
 
 
 @pytest.mark.parametrize("lang", LANGS)
-def test_outputs_prose_and_provenance_are_text(book, book_text, lang):
+def test_outputs_prose_and_provenance_are_text(book, lang):
     reader = pdf(book, lang)
-    words = book_text(lang)
+    words = sheets_text(reader, nav_titles(book, lang)[1][1])  # the demo page's sheets
     demo = site_page(book, lang, "demo")
     printed = demo.select_one(".nb-output pre").get_text()  # the first output of the built page
     assert re.sub(r"\s+", " ", printed).strip() in words
@@ -163,10 +159,11 @@ def test_outputs_prose_and_provenance_are_text(book, book_text, lang):
 
 
 @pytest.mark.parametrize("lang", LANGS)
-def test_a_ten_megabyte_output_keeps_the_sites_cap_and_notice(book, book_text, lang):
-    notice = site_page(book, lang, "big").select_one(".nb-output pre").get_text().strip().splitlines()[-1]
+def test_a_ten_megabyte_output_keeps_the_sites_cap_and_notice(book, lang):
+    big = site_page(book, lang, "big")
+    notice = big.select_one(".nb-output pre").get_text().strip().splitlines()[-1]
     assert notice.startswith("[torchnotes:") and "cut" in notice, notice
-    words = book_text(lang)
+    words = sheets_text(pdf(book, lang), big.select_one("h1").get_text().strip("¶ "), last=2)  # the output ends there
     assert re.sub(r"\s+", " ", notice) in words
     assert (book / "pdf" / f"pytorch-notes-{lang}.pdf").stat().st_size < 3_000_000
 
