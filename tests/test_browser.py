@@ -86,12 +86,14 @@ def _rel_of(server: SiteServer, url: str) -> str:
 # --- 1. every page loads cleanly --------------------------------------------------------------------------
 
 @pytest.fixture(scope="module")
-def every_page(browser, server, site_dir) -> dict[str, dict]:
+def every_page(browser, server, site_dir, tmp_path_factory) -> dict[str, dict]:
     """Every page of the site loaded once, for the tests that check something on each of them: {rel: {
     "problems": what went wrong loading it, "colab": the provenance line's Colab links, "h1": its title,
-    "lang": <html lang>, "axe": axe-core's serious and critical violations (AXE_PAGES only, else None)}}."""
+    "lang": <html lang>, "axe": axe-core's serious and critical violations (AXE_PAGES only, else None),
+    "shot": (its light screenshot, the colour scheme Material shows) for SHOTS only, else None}}."""
     pages = site_pages(site_dir)
     axe = AXE.read_text(encoding="utf-8") if AXE.exists() else None
+    shots = tmp_path_factory.mktemp("screenshots")
     seen: dict[str, dict] = {}
 
     def inspect(page) -> list[str]:
@@ -101,7 +103,9 @@ def every_page(browser, server, site_dir) -> dict[str, dict]:
         seen[rel] = {"colab": [a.get_attribute("href") for a in links.all()],
                      "h1": h1.first.evaluate(H1_TEXT_JS).strip() if h1.count() else "",
                      "lang": page.locator("html").get_attribute("lang"),
-                     "axe": _axe_violations(page, axe) if axe and strip_lang(rel) in AXE_PAGES else None}
+                     "axe": _axe_violations(page, axe) if axe and strip_lang(rel) in AXE_PAGES else None,
+                     "shot": _screenshot(page, shots / f"{page_lang(rel)}-{_slug(strip_lang(rel))}-light.png")
+                     if strip_lang(rel) in SHOTS else None}
         return _rendered(page)
 
     # A few pages at once, each followed until it has loaded and stopped fetching: Material and the search
@@ -444,34 +448,39 @@ def _slug(rel: str) -> str:
     return rel.strip("/").replace("/", "-") or "home"
 
 
-def test_screenshots_of_key_pages(browser, server, tmp_path):
-    """Light pages in both languages, then dark ones in a context whose system preference is dark.
+def _screenshot(page, path: Path) -> tuple[Path, str]:
+    """The page as a reader sees it once its fonts have loaded and Material has faded its palette in."""
+    page.evaluate("() => document.fonts.ready")
+    page.wait_for_timeout(300)
+    page.screenshot(path=str(path))
+    return path, page.locator("body").get_attribute("data-md-color-scheme")
 
-    Material remembers the chosen palette in localStorage, so each scheme gets a context of its own.
+
+def test_screenshots_of_key_pages(every_page, browser, server, tmp_path):
+    """The light pages in both languages (taken by test 1's visit, with a light system preference), then dark
+    ones in a context whose system preference is dark.
+
+    Material remembers the chosen palette in localStorage, so the dark scheme gets a context of its own.
     """
-    plan = {"light": SHOTS, "dark": ["autograd/graph/"]}
-    small, problems = [], []
-    for scheme, pages in plan.items():
-        context = browser.new_context(viewport=VIEWPORT, color_scheme=scheme)
-        try:
-            page = context.new_page()
-            log = Recorder().attach(page)
-            for lang in LANGS:
-                for rel in pages:
-                    url = in_lang(lang, rel)
-                    page.goto(server.url(url), wait_until="load")
-                    page.evaluate("() => document.fonts.ready")
-                    page.wait_for_timeout(300)  # Material fades the palette in
-                    want = "slate" if scheme == "dark" else "default"
-                    got = page.locator("body").get_attribute("data-md-color-scheme")
-                    assert got == want, f"/{url}: colour scheme {got!r} with a {scheme} system preference"
-                    path = tmp_path / f"{lang}-{_slug(rel)}-{scheme}.png"
-                    page.screenshot(path=str(path))
-                    if path.stat().st_size <= 20_000:
-                        small.append(f"{path.name}: {path.stat().st_size} bytes")
-            problems += log.page_errors + log.foreign_requests
-        finally:
-            context.close()
+    taken = {rel: seen["shot"] for rel, seen in every_page.items() if seen["shot"]}
+    assert sorted(taken) == sorted(in_lang(lang, rel) for lang in LANGS for rel in SHOTS)
+    problems = [f"/{rel}: colour scheme {scheme!r} with a light system preference"
+                for rel, (_, scheme) in taken.items() if scheme != "default"]
+    context = browser.new_context(viewport=VIEWPORT, color_scheme="dark")
+    try:
+        page = context.new_page()
+        log = Recorder().attach(page)
+        for lang in LANGS:
+            url = in_lang(lang, "autograd/graph/")
+            page.goto(server.url(url), wait_until="load")
+            path, scheme = _screenshot(page, tmp_path / f"{lang}-{_slug('autograd/graph/')}-dark.png")
+            taken[url + " (dark)"] = path, scheme
+            if scheme != "slate":
+                problems.append(f"/{url}: colour scheme {scheme!r} with a dark system preference")
+        problems += log.page_errors + log.foreign_requests
+    finally:
+        context.close()
+    small = [f"{path.name}: {path.stat().st_size} bytes" for path, _ in taken.values() if path.stat().st_size <= 20_000]
     assert not small, "near-empty screenshots:\n  " + "\n  ".join(small)
     assert not problems, "\n".join(problems)
 

@@ -28,7 +28,7 @@ def differing_outputs(first, second) -> list[str]:
     return found
 
 
-def test_two_executions_of_every_page_agree(tmp_path, env):
+def test_two_executions_of_every_page_agree(tmp_path, env, zygotes):
     pages = [p for lang in ("en", "zh") for p in page_paths(ROOT / "docs", lang)]
     quiet = [].append
     built = Cache(ROOT / ".cache/torchnotes")
@@ -38,7 +38,8 @@ def test_two_executions_of_every_page_agree(tmp_path, env):
     # compiling them again. Every cell still runs.
     (tmp_path / "cache").mkdir()
     (tmp_path / "cache" / "extensions").symlink_to(built.folder / "extensions", target_is_directory=True)
-    again = Engine(Cache(tmp_path / "cache"), env, root=ROOT, mode="force", log=quiet).run(pages)
+    # The worker's zygote, kept for the tests after this one as `mkdocs serve` keeps it across rebuilds.
+    again = Engine(Cache(tmp_path / "cache"), env, root=ROOT, mode="force", zygotes=zygotes, log=quiet).run(pages)
     failures = [e.message for e in build.failures + again.failures]
     assert failures == [], "\n".join(failures)
     # Really executed again: one kernel per distinct code (pages identical up to comments share one), plus one

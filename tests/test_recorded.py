@@ -53,13 +53,13 @@ def run_and_record(make_engine, machine, store, path):
 
 
 @pytest.fixture(scope="module")
-def template(tmp_path_factory, env, machine):
+def template(tmp_path_factory, env, machine, zygotes):
     """The fixture page executed and recorded once; each test gets a copy to edit."""
     root = tmp_path_factory.mktemp("recorded")
     path = write_page(root / "docs")
     with pytest.MonkeyPatch.context() as patch:
         patch.setitem(pages.TAGS, TEST_TAG, "recorded on CPU by the tests")
-        report = Engine(Cache(root / "cache"), env, root=root, jobs=1, log=lambda _: None).run([path])
+        report = Engine(Cache(root / "cache"), env, root=root, jobs=1, zygotes=zygotes, log=lambda _: None).run([path])
         assert not report.failures, report.failures
         written = recorded.record(report.results, Store(root / "recorded", root / "docs"), machine, tag=TEST_TAG)
     return root, report, written

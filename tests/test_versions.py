@@ -45,7 +45,9 @@ CHANGES = "---\ntitle: {title}\ndescription: Changes.\n---\n\n# {title}\n\n<!-- 
 
 
 def run(site: Path, *args: str, envs: Path, no_index: bool = False) -> subprocess.CompletedProcess:
-    env = {**os.environ, "TORCHNOTES_ENVS": str(envs), "NO_MKDOCS_2_WARNING": "1"}
+    # PYTHONDONTWRITEBYTECODE as many container images set it (this machine's among them): the compared
+    # environment must still keep torch's bytecode (test_a_deleted_environment_is_made_again_with_a_message).
+    env = {**os.environ, "TORCHNOTES_ENVS": str(envs), "NO_MKDOCS_2_WARNING": "1", "PYTHONDONTWRITEBYTECODE": "1"}
     if no_index:  # a release that does not exist: pip fails the same way without reading PyPI's list of torch files
         env["PIP_NO_INDEX"] = "1"
     if CPU_WHEEL:
@@ -70,8 +72,11 @@ def site(tmp_path_factory) -> Path:
 
 
 @pytest.fixture(scope="module")
-def envs(tmp_path_factory) -> Path:
-    return tmp_path_factory.mktemp("envs")
+def envs(request) -> Path:
+    """The compared releases' environments, kept in pytest's cache folder between runs as a site keeps them in
+    ~/.cache/torchnotes: a run installs torch 2.13 once (test_a_deleted_environment_is_made_again_with_a_message),
+    not twice. The environment is checked before use (ensure_env) and made again by that test on every run."""
+    return request.config.cache.mkdir("torchnotes-envs")
 
 
 @pytest.fixture(scope="module")
@@ -195,12 +200,16 @@ def test_a_version_pip_cannot_install_leaves_nothing_behind(site, tmp_path):
 
 
 def test_a_deleted_environment_is_made_again_with_a_message(site, compared, envs):
+    """Made again by pip with --no-compile, under PYTHONDONTWRITEBYTECODE (run()): the first probe still writes
+    what importing torch compiled, so the environment's kernels import torch without compiling it again."""
     made = next(envs.glob(f"torch-{OLD}-*"))
     shutil.rmtree(made)
     again = run(site, "-m", "torchnotes", "versions", envs=envs)
     assert again.returncode == 0, again.stderr[-2000:]
     assert f"the environment {made} was deleted since the last build; creating it again" in again.stdout
     assert made.is_dir()
+    torch = next(made.glob("lib/python*/site-packages/torch"))
+    assert list((torch / "__pycache__").glob("__init__.*.pyc")) and list((torch / "nn" / "__pycache__").glob("*.pyc"))
     assert re.search(rf"torch {re.escape(OLD)}: \d+ pages: 0 run", again.stdout)  # same key: the cache still serves
 
 

@@ -89,9 +89,9 @@ def probe(requirements: Path | None = None, python: str = sys.executable) -> Env
                        fonts=font_fingerprint(), **found)
 
 
-def probe_child(python: str = sys.executable) -> dict:
+def probe_child(python: str = sys.executable, env: dict[str, str] | None = None) -> dict:
     """What a child interpreter that imports torch reports (seconds of start-up: importing torch)."""
-    done = subprocess.run([python, "-c", _PROBE], capture_output=True, text=True, check=False)
+    done = subprocess.run([python, "-c", _PROBE], capture_output=True, text=True, check=False, env=env)
     if done.returncode != 0:
         raise RuntimeError(f"cannot import torch in {python}; install the requirements first:\n{done.stderr[-2000:]}")
     return json.loads(done.stdout.strip().splitlines()[-1])
