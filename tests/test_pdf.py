@@ -101,8 +101,9 @@ def pdf(src: Path, lang: str) -> PdfReader:
 def sheets_text(reader: PdfReader, title: str, last: int | None = None) -> str:
     """The text of the sheets of the nav page `title` (its `last` sheets only, if given): pypdf takes seconds for
     the big page's two dozen sheets, where the tests need a few."""
-    starts = sorted(number for _, number in outline(reader)[1])
-    first = next(number for name, number in outline(reader)[1] if name == title)
+    pages = outline(reader)[1]
+    starts = sorted(number for _, number in pages)
+    first = next(number for name, number in pages if name == title)
     end = next((number for number in starts if number > first), len(reader.pages))
     sheets = range(first, end)[-last:] if last else range(first, end)
     return re.sub(r"\s+", " ", " ".join(reader.pages[n].extract_text() for n in sheets))
