@@ -1,6 +1,10 @@
 """Benchmark our build against the naive stack (mkdocs-jupyter with Material) on this project's pages.
 
+    .venv/bin/python scripts/benchmark.py --make-baseline build/baseline-venv --write
     .venv/bin/python scripts/benchmark.py --baseline-python /path/to/venv-with-mkdocs-jupyter/bin/python
+
+The baseline needs an environment of its own with mkdocs-jupyter 0.26.3, Material and torch
+(requirements-baseline.txt): --make-baseline DIR makes it (or reuses it) there; --baseline-python names one.
 
 Every build runs from a scratch copy in a temporary folder, one after the other on this machine, in one run:
 - ours: the repository's mkdocs.yml, pages and notebooks (default jobs: one kernel per core);
@@ -15,8 +19,8 @@ with no change, a rebuild after a prose-only edit of one page, a rebuild after a
 build keeps the paired notebooks in sync itself, so its edit timings include the sync. Then a breakdown of
 our no-change and prose-edit rebuilds into check, render (the publish step) and generator (MkDocs; Zensical
 for comparison). Kernels are counted by a kernelspec that logs each start; memory is the peak of the summed
-RSS of the build's process tree. Only measured numbers are written: benchmarks/results.json and the tables
-benchmarks/results.en.md / results.zh.md that the Benchmarks pages include.
+RSS of the build's process tree. The figures are printed; with --write, and only then, they are recorded in
+benchmarks/results.json and the tables benchmarks/results.en.md / results.zh.md that the Benchmarks pages include.
 """
 
 from __future__ import annotations
@@ -50,6 +54,10 @@ def main() -> int:
     parser.add_argument("--tables-only", action="store_true", help="rewrite the tables from benchmarks/results.json")
     parser.add_argument("--baseline-python", type=Path,
                         help="python of a venv with mkdocs-jupyter, Material, torch and the pages' packages")
+    parser.add_argument("--make-baseline", type=Path, metavar="DIR",
+                        help="make (or reuse) the baseline's environment in DIR from requirements-baseline.txt")
+    parser.add_argument("--write", action="store_true",
+                        help="record the figures in benchmarks/ (the Benchmarks page); without it they are only printed")
     parser.add_argument("--runs", type=int, default=3, help="repetitions of every scenario, for every build")
     parser.add_argument("--work", type=Path, help="scratch folder (default: a temporary one)")
     parser.add_argument("--only", help="comma-separated builds to measure (baseline, ours, ours_jobs1, ours_fresh); "
@@ -61,8 +69,16 @@ def main() -> int:
     if args.tables_only:
         write_tables(json.loads((OUT / "results.json").read_text(encoding="utf-8")))
         return 0
-    if args.baseline_python is None and args.baseline_from is None and not (args.only and "baseline" not in args.only.split(",")):
-        parser.error("--baseline-python (or --baseline-from) is required")
+    if args.make_baseline:
+        args.baseline_python = make_baseline(args.make_baseline)
+    needs_baseline = args.baseline_from is None and not (args.only and "baseline" not in args.only.split(","))
+    if args.baseline_python is None and needs_baseline:
+        parser.error("--make-baseline DIR (or --baseline-python, or --baseline-from) is required")
+    if args.baseline_python is not None and needs_baseline:
+        missing = baseline_missing(args.baseline_python)
+        if missing:
+            parser.error(f"--baseline-python {args.baseline_python}: {missing}. The baseline needs mkdocs-jupyter "
+                         "0.26.3, Material and torch (requirements-baseline.txt): --make-baseline DIR makes one")
     if args.runs < 3:
         parser.error("--runs must be at least 3: a median of fewer says nothing about the spread")
 
@@ -106,11 +122,33 @@ def main() -> int:
             "results": results}
     if reused:
         data["note"] = reused
+    print(table(data, "en"))
+    if not args.write:
+        print(f"not written (--write records them in benchmarks/); the figures are in {work / 'partial.json'}")
+        return 0
     OUT.mkdir(exist_ok=True)
     (OUT / "results.json").write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
     write_tables(data)
-    print(table(data, "en"))
     return 0
+
+
+def make_baseline(folder: Path) -> Path:
+    """The baseline's own environment, made once (pip then finds everything installed)."""
+    python = folder / "bin" / "python"
+    if not python.exists():
+        print(f"making the baseline environment in {folder} (requirements-baseline.txt)", flush=True)
+        subprocess.run([sys.executable, "-m", "venv", str(folder)], check=True)
+    subprocess.run([str(python), "-m", "pip", "install", "--quiet", "--disable-pip-version-check", "-r",
+                    str(ROOT / "requirements-baseline.txt")], check=True)
+    return python
+
+
+def baseline_missing(python: Path) -> str:
+    """What the baseline environment lacks, in a few words, or ""."""
+    if not Path(python).exists():
+        return "no such interpreter"
+    done = subprocess.run([str(python), "-c", "import mkdocs_jupyter, material, torch"], capture_output=True, text=True)
+    return done.stderr.strip().splitlines()[-1] if done.returncode else ""
 
 
 # -- measuring ---------------------------------------------------------------------------------------------

@@ -49,11 +49,14 @@ TEXT = {
 def measure(site: Path, lang: str, runs: int) -> tuple[list[float], Path]:
     times = []
     out = Path(tempfile.mkdtemp(prefix="pdf-bench-"))
-    for _ in range(runs):
+    for run in range(1, runs + 1):
+        print(f"{lang}: printing the book, run {run} of {runs}", flush=True)
         start = time.perf_counter()
-        subprocess.run([sys.executable, "-m", "torchnotes.generators.pdf", "--site", str(site), "--out", str(out),
-                        "--lang", lang], cwd=ROOT, check=True, capture_output=True, env={**os.environ,
-                                                                                         "PYTHONPATH": str(ROOT)})
+        done = subprocess.run([sys.executable, "-m", "torchnotes.generators.pdf", "--site", str(site), "--out",
+                               str(out), "--lang", lang], cwd=ROOT, capture_output=True, text=True,
+                              env={**os.environ, "PYTHONPATH": str(ROOT)})
+        if done.returncode != 0:
+            sys.exit(f"benchmark_pdf.py: the PDF build failed, nothing was written:\n{done.stderr.strip()}")
         times.append(time.perf_counter() - start)
     return times, out / FILE_NAME.format(lang=lang)
 
@@ -69,6 +72,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--site", type=Path, default=ROOT / "site", help="the built site (mkdocs build)")
     parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--write", action="store_true", help="record the figures in benchmarks/ (the Benchmarks page); without it they are only printed")
     args = parser.parse_args()
     settings, config = load(ROOT / "mkdocs.yml"), load_config(ROOT / "mkdocs.yml")
     load_avg = os.getloadavg()[0]
@@ -85,7 +89,9 @@ def main() -> None:
         for book, (nav, pages, size, times) in rows.items():
             lines.append(f"| {text['book'][book]} (`{FILE_NAME.format(lang=book)}`) | {nav} | {pages} | {size:.1f} | "
                          f"{statistics.median(times):.1f} ({min(times):.1f}–{max(times):.1f}) |")
-        (ROOT / "benchmarks" / f"pdf.{lang}.md").write_text("\n".join(lines) + "\n", encoding="utf-8")
+        if args.write:
+            (ROOT / "benchmarks" / f"pdf.{lang}.md").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    print("written to benchmarks/pdf.*.md" if args.write else "not written (--write records them in benchmarks/)")
 
 
 if __name__ == "__main__":

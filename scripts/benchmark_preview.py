@@ -68,6 +68,7 @@ def measure(runs: int, work: Path) -> dict[str, list[float]]:
                              cwd=site, env=env, stdout=log, stderr=subprocess.STDOUT)
     # mkdocs serve puts the site under site_url's path.
     url = f"http://127.0.0.1:{port}/pytorch-notes/{PAGE}/"
+    print(f"preview: serving a copy of the site at {url}; {runs} prose and {runs} code edits follow", flush=True)
     try:
         if wait_for(url, "<html", 600) is None:
             raise SystemExit(f"mkdocs serve did not serve {url}; see {work / 'serve.log'}")
@@ -114,6 +115,7 @@ def tables(seconds: dict[str, list[float]]) -> dict[str, str]:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--write", action="store_true", help="record the figures in benchmarks/ (the Benchmarks page); without it they are only printed")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="torchnotes-preview-") as work:
         seconds = measure(args.runs, Path(work))
@@ -121,10 +123,13 @@ def main() -> int:
               "seconds": [round(s, 3) for s in seconds["prose"]], "median": round(statistics.median(seconds["prose"]), 3),
               "code_seconds": [round(s, 3) for s in seconds["code"]],
               "code_median": round(statistics.median(seconds["code"]), 3)}
+    print(f"median {record['median']:.2f} s (prose), {record['code_median']:.2f} s (code) over {args.runs} runs each")
+    if not args.write:
+        print("not written (--write records them in benchmarks/)")
+        return 0
     (OUT / "preview.json").write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")
     for lang, text in tables(seconds).items():
         (OUT / f"preview.{lang}.md").write_text(text, encoding="utf-8")
-    print(f"median {record['median']:.2f} s (prose), {record['code_median']:.2f} s (code) over {args.runs} runs each")
     return 0
 
 

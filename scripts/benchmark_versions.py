@@ -28,6 +28,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--work", type=Path, default=Path("/tmp/bench-versions"))
     parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--write", action="store_true", help="record the figures in benchmarks/ (the Benchmarks page); without it they are only printed")
     args = parser.parse_args()
     site = prepare(args.work)
     env = dict(os.environ, TORCHNOTES_ENVS=str(args.work / "envs"), NO_MKDOCS_2_WARNING="1")
@@ -56,11 +57,14 @@ def main() -> int:
     timed(build, site, env)
     results["nochange_one"] = [timed(build, site, env) for _ in range(args.runs)]
     listing.write_text(kept, encoding="utf-8")
+    print(table(results, "en"))
+    if not args.write:
+        print("not written (--write records them in benchmarks/)")
+        return 0
     OUT.mkdir(exist_ok=True)
     (OUT / "versions.json").write_text(json.dumps(results, indent=1) + "\n", encoding="utf-8")
     for lang in ("en", "zh"):
         (OUT / f"versions.{lang}.md").write_text(table(results, lang), encoding="utf-8")
-    print(table(results, "en"))
     return 0
 
 

@@ -42,6 +42,17 @@ no_cuda() {
   exit 2
 }
 
+# Before anything is downloaded or installed (a CUDA torch is ~5 GB): is there an NVIDIA GPU here at all?
+gpu_present() {
+  if command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L 2>/dev/null | grep -q '^GPU '; then return 0; fi
+  compgen -G '/dev/nvidia[0-9]*' >/dev/null
+}
+if ! gpu_present; then
+  echo "record_gpu.sh: no NVIDIA GPU on this machine (nvidia-smi lists none, no /dev/nvidia* device); nothing was" >&2
+  echo "installed or run. Record on a machine with an NVIDIA GPU and its driver (nvidia-smi should list the GPU)." >&2
+  exit 2
+fi
+
 if [ -n "$python" ]; then
   # Checked before anything is installed or executed.
   has_cuda "$python" || no_cuda "$python"

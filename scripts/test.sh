@@ -8,6 +8,8 @@ bash scripts/setup.sh --browser
 .venv/bin/python -m pip install --quiet --disable-pip-version-check -r requirements-zensical.txt
 # tests/test_import_tutorial.py imports tutorials with pandoc (scripts/import_tutorial.py).
 .venv/bin/python -m pip install --quiet --disable-pip-version-check -r requirements-import.txt
+# tests/test_workflow_runs.py runs the workflows' steps with act (scripts/run_workflow.py).
+.venv/bin/python -m pip install --quiet --disable-pip-version-check -r requirements-workflows.txt
 export NO_MKDOCS_2_WARNING=1
 site="${SITE_DIR:-site}"
 .venv/bin/ruff check torchnotes tests scripts

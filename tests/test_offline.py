@@ -270,3 +270,12 @@ def test_a_content_link_to_another_language_follows_the_language_menu():
     assert '<a href="../../tensors/views.html" hreflang="en">英文原文</a>' in out
     assert '<a href="x/" hreflang="fr">' in out, "a language without a menu entry is left alone (the check names it)"
     assert out.count('class="md-select__link"') == 2
+
+
+def test_a_half_built_tree_is_refused_and_no_zip_is_written(tmp_path):
+    """--no-build over a tree that a stopped build left (no Chinese home page): one message, no zip, no part."""
+    site = tiny_site(tmp_path / "site", '<a href="page.html">p</a>')
+    (site / "index.html").write_text("<title>Home - PyTorch Notes</title>")
+    done = run_offline("--no-build", "--site", str(site), "--out", str(tmp_path / "zips"))
+    assert done.returncode == 1 and "is not a whole offline build (no zh/index.html)" in done.stderr, done.stderr
+    assert "Traceback" not in done.stderr and not (tmp_path / "zips").exists()

@@ -290,3 +290,30 @@ def test_every_page_of_the_site_links_its_languages_book(built_site):
     for home in (site / "index.html", site / "zh" / "index.html"):
         hrefs = {a["href"] for a in BeautifulSoup(home.read_text(encoding="utf-8"), "html.parser").select("article a")}
         assert {f"{site_url}pdf/pytorch-notes-{lang}.pdf" for lang in LANGS} <= hrefs, home
+
+
+def test_bad_sites_are_refused_with_one_message_and_nothing_written(book, tmp_path):
+    """A missing folder, a folder that is no built site, a site with math but no KaTeX: each is named with what to
+    do, and no PDF folder is made. --site is relative here, as the README's command gives it."""
+    missing = run("-m", "torchnotes.generators.pdf", "--site", "nosuch", cwd=book)
+    assert missing.returncode == 1 and "nosuch: the site folder does not exist" in missing.stderr
+    assert "Traceback" not in missing.stderr and not (book / "nosuch").exists()
+    (tmp_path / "empty").mkdir()
+    empty = run("-m", "torchnotes.generators.pdf", "--config", str(book / "mkdocs.yml"), "--site", "empty", cwd=tmp_path)
+    assert empty.returncode == 1 and "holds no index.html (not a built site)" in empty.stderr
+    assert list((tmp_path / "empty").iterdir()) == []
+    bare = tmp_path / "bare"
+    shutil.copytree(book / "site", bare, ignore=shutil.ignore_patterns("pdf", "katex"))
+    home = bare / "index.html"
+    home.write_text(home.read_text().replace("</article>", '<span class="arithmatex">\\(x^2\\)</span></article>', 1))
+    no_katex = run("-m", "torchnotes.generators.pdf", "--config", str(book / "mkdocs.yml"), "--site", "bare", cwd=tmp_path)
+    assert no_katex.returncode == 1 and "has math but no KaTeX assets" in no_katex.stderr, no_katex.stderr
+    assert not (bare / "pdf").exists()
+
+
+def test_build_pdf_with_skip_site_and_no_built_site_says_so(tmp_path):
+    done = subprocess.run(["bash", "scripts/build_pdf.sh"], cwd=ROOT, capture_output=True, text=True, timeout=600,
+                          env={**os.environ, "SKIP_SITE": "1", "SITE_DIR": str(tmp_path / "none")})
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "SKIP_SITE=1 prints a site already built" in done.stderr and "Traceback" not in done.stderr
+    assert not (tmp_path / "none").exists()

@@ -2,6 +2,7 @@
 a single-machine build."""
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -57,6 +58,28 @@ def test_merged_shards_equal_a_single_machine_build(tmp_path):
 
     assert entries(merged) == entries(single)
     assert "0 kernels" in execute(merged)  # the site build after the merge runs nothing
+
+
+def test_shards_run_one_after_another_in_one_checkout_cover_every_page_once(tmp_path):
+    """Each shard plans from the last whole build's durations, not from the report of the shard that ran before
+    it (which lists only that shard's pages and once made shard 2 skip one page and repeat another)."""
+    (tmp_path / "mkdocs.yml").write_text("site_name: t\nplugins:\n  - torchnotes:\n      languages: [en]\n")
+    for i in range(4):
+        # p0 is the long page: alone in one shard, by the durations of a whole build.
+        page(tmp_path / "docs", f"en/p{i}.md", code(f"import time\ntime.sleep({1.0 if i == 0 else 0})\nprint({i})"))
+    sync_pairs(tmp_path / "docs", tmp_path / "notebooks", ["en"])
+
+    def executed(*args):
+        done = subprocess.run([sys.executable, "-m", "torchnotes", "execute", *args], cwd=tmp_path,
+                              capture_output=True, text=True, timeout=300)
+        assert done.returncode == 0, done.stderr
+        return re.findall(r"\] (docs/en/p\d\.md) ", done.stdout)
+
+    assert len(executed()) == 4  # the whole build whose durations every shard plans from
+    first, second = executed("--shard", "1/2"), executed("--shard", "2/2")
+    assert sorted(first + second) == [f"docs/en/p{i}.md" for i in range(4)], (first, second)
+    assert first == ["docs/en/p0.md"]
+    assert json.loads((tmp_path / ".cache/torchnotes/report.json").read_text())["pages"].__len__() == 4
 
 
 def test_merge_leaves_out_damaged_entries(tmp_path):

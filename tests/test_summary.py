@@ -2,11 +2,14 @@
 executed again after edits, as main's run and a pull request's run would be."""
 
 import json
+import shutil
+import subprocess
+import sys
 
 from helpers import code, page
 
 from torchnotes.ci.summary import summary
-from torchnotes.pages.checks import page_paths
+from torchnotes.pages.checks import page_paths, sync_pairs
 
 
 def pages_of(site):
@@ -56,3 +59,23 @@ def test_summary_of_real_reports(fixture_site, make_engine, env, tmp_path):
     # The report the summary read is the engine's own file, not something the test wrote.
     rows = {row["page"]: row for row in json.loads((tmp_path / "pr.json").read_text())["pages"]}
     assert rows["site-src/docs/en/demo.md"]["key"] != [r for r in main.results if r.page.endswith("en/demo.md")][0].key
+
+
+def test_a_missing_report_is_an_error_not_an_empty_summary(tmp_path):
+    (tmp_path / "mkdocs.yml").write_text("site_name: t\nplugins:\n  - torchnotes:\n      languages: [en]\n")
+    page(tmp_path / "docs", "en/p.md", code("print(1)"))
+    sync_pairs(tmp_path / "docs", tmp_path / "notebooks", ["en"])
+
+    def torchnotes(*args):
+        return subprocess.run([sys.executable, "-m", "torchnotes", *args], cwd=tmp_path, capture_output=True,
+                              text=True, timeout=300)
+
+    before = torchnotes("summary")
+    assert before.returncode == 2 and "report.json" in before.stderr and "no such file" in before.stderr
+    assert torchnotes("execute").returncode == 0
+    missing = torchnotes("summary", "--against", "main-report.json")
+    assert missing.returncode == 2 and missing.stdout == ""
+    assert "main-report.json: --against: no such file" in missing.stderr and "cp .cache/torchnotes" in missing.stderr
+    shutil.copy(tmp_path / ".cache/torchnotes/report.json", tmp_path / "main-report.json")
+    kept = torchnotes("summary", "--against", "main-report.json")
+    assert kept.returncode == 0 and "None: every page shows the same outputs as on main." in kept.stdout

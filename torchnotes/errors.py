@@ -213,3 +213,10 @@ class PdfBrowserMissing(NotebookError):
 
 class PdfPrintFailed(NotebookError):
     hint = "Chromium failed while printing the book: run bash scripts/build_pdf.sh again to see its whole log."
+
+
+class ReportMissing(NotebookError):
+    """An execution report a command reads is not there (summary's own report, or the one --against names)."""
+
+    hint = ("Keep main's report before the build overwrites it (cp .cache/torchnotes/report.json main-report.json), "
+            "or leave --against out; the build's own report comes from python -m torchnotes execute or mkdocs build.")

@@ -72,3 +72,15 @@ def merge(sources: list[Path], target: Path) -> tuple[int, list[CacheCorrupted]]
             have.add(key)
             copied += 1
     return copied, damaged
+
+
+def export(cache: Cache, keys: set[str], target: Path) -> int:
+    """Copy the entries a shard's run used into target, a shard folder that `merge` reads on another machine."""
+    into = Cache(target)
+    copied = 0
+    for key in sorted(keys - into.keys()):
+        body = cache.get(key)
+        if body is not None:
+            into.put(key, body)
+            copied += 1
+    return copied

@@ -10,7 +10,7 @@ from pathlib import Path
 from nbconvert.filters import strip_ansi
 
 from torchnotes import gpu as recorded
-from torchnotes.ci.shards import previous_durations, split
+from torchnotes.ci.shards import export, previous_durations, split
 from torchnotes.cli.around import (
     all_pages,
     cache_arguments,
@@ -126,6 +126,11 @@ def execute(s: Settings, args) -> int:
             print(explain(engine, path))
         return 0
     report_path = args.report or engine.cache.folder / "report.json"
+    # Every shard plans from the same durations, those of the last whole build: a shard's own report goes beside
+    # it, so which shard ran last never changes the split.
+    plan_from = report_path
+    if args.shard and not args.report:
+        report_path = engine.cache.folder / "shards" / "report-{}-of-{}.json".format(*args.shard)
     # Every check before any kernel starts: a broken page is reported at once, not after the others ran.
     problems = check_translations(s.docs_dir, s.languages) + check_pairs(s.docs_dir, notebooks_dir(s), s.languages,
                                                                                  engine.reader)
@@ -136,10 +141,15 @@ def execute(s: Settings, args) -> int:
         print(f"{len(problems)} problem(s) found before execution; nothing was run")
         return 1
     if args.shard:
-        pages = split(pages, *args.shard, previous_durations(report_path, s.root), root=s.root)
+        pages = split(pages, *args.shard, previous_durations(plan_from, s.root), root=s.root)
     report = _run_reporting_crashes(engine, pages, report_path)
     print(report.summary_line())
     report.write(report_path)
+    if args.copy_cache:
+        copied = export(engine.cache, report.used_keys, args.copy_cache)
+        report.write(args.copy_cache / "report.json")
+        print(f"copied {copied} cache entries of this run to {args.copy_cache} "
+              f"(on the merging machine: python -m torchnotes merge {args.copy_cache}/ ...)")
     if machine is not None:
         store = recorded.Store(s.root / recorded.STORE_DIR, s.docs_dir)
         for path in recorded.record(report.results, store, machine, tag=args.record_tag):
@@ -227,6 +237,8 @@ def _execute_arguments(command) -> None:
     # Tests record their own tag on CPU through this same path (recorded.TEST_TAG); not for pages.
     command.add_argument("--record-tag", default=recorded.TAG, help=argparse.SUPPRESS)
     command.add_argument("--explain", action="store_true", help="say for each page why it is a cache hit or miss; run nothing")
+    command.add_argument("--copy-cache", type=Path, metavar="DIR",
+                         help="also copy the entries this run used, and its report, into DIR: a shard folder to merge")
     command.add_argument("--prune", action="store_true", help="after a good build, remove entries no current page uses")
     command.add_argument("--page-timeout", type=float, default=900, help="seconds for a whole page (default 900; 0: none)")
     command.add_argument("--build-timeout", type=float, default=0, help="seconds for the whole build (default: none)")

@@ -13,6 +13,7 @@ from torchnotes.ci.summary import summary
 from torchnotes.engine.cache import Cache
 from torchnotes.engine.environment import probe
 from torchnotes.engine.scheduler import Engine, current_keys
+from torchnotes.errors import ReportMissing
 from torchnotes.pages.checks import page_paths
 from torchnotes.pages.freshness import Ledger, stale_summary
 from torchnotes.settings import Settings
@@ -76,6 +77,10 @@ def prune(s: Settings, args) -> int:
 
 def summarise(s: Settings, args) -> int:
     folder = s.path("cache_dir")
+    for report, what in ((folder / "report.json", "this build's execution report"), (args.against, "--against")):
+        if report is not None and not Path(report).is_file():
+            print(ReportMissing(report, f"{what}: no such file").message, file=sys.stderr)
+            return 2
     print(summary(folder / "report.json", Cache(folder), args.against), end="")
     print(stale_summary(Ledger(s.root, s.docs_dir, s.languages).stale()), end="")
     return 0

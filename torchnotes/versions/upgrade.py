@@ -17,6 +17,7 @@ from torchnotes.versions.changes import compare, drift_report
 from torchnotes.versions.run import CONFIG, PIN, load_versions, run_version
 
 KEPT_MINORS = 4  # the newest release and the three minor releases before it
+NOT_INSTALLED = 3  # upgrade's exit status when pip cannot install the release: nothing changed, no report
 
 
 def versions_command(settings: Settings, pages: list[Path], only: list[str] | None, report_file: Path | None) -> int:
@@ -67,7 +68,8 @@ def print_matrix(settings: Settings) -> int:
 
 
 def upgrade(settings: Settings, version: str, report_file: Path, config_file: Path) -> int:
-    """Pin the release, install it, run every release, write the report. A failed install restores both files."""
+    """Pin the release, install it, run every release, write the report. A failed install restores both files and
+    exits NOT_INSTALLED; 1 means the report was written and lists pages that fail."""
     requirements = settings.path("requirements")
     listing = settings.root / CONFIG
     try:
@@ -87,7 +89,7 @@ def upgrade(settings: Settings, version: str, report_file: Path, config_file: Pa
         error = VersionInstallFailed(requirements, f"pip cannot install torch {version}; requirements.txt and "
                                                    f"{CONFIG} are as they were", details=done.stderr[-1500:])
         print(error.message, file=sys.stderr)
-        return 1
+        return NOT_INSTALLED
     print(f"pinned torch=={version}; compared releases: {', '.join(releases[1:])}")
     # A new interpreter: this one may have read the old torch's metadata.
     return subprocess.run([sys.executable, "-m", "torchnotes", "-f", str(config_file), "versions",

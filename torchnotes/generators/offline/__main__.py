@@ -56,20 +56,34 @@ def home_title(site: Path, home: str) -> str:
     return text[start + len("<title>"):end].rsplit(" - ", 1)[-1] if 0 <= start < end else NAME
 
 
+class IncompleteSite(tree.OfflineError):
+    """The tree to zip lacks a language's home page: a build that stopped half-way, or the wrong folder."""
+
+
+def check_complete(site: Path, langs: list[str]) -> None:
+    missing = [entry_page(lang, langs).removeprefix("site/") for lang in langs
+               if not (site / entry_page(lang, langs).removeprefix("site/")).is_file()]
+    if missing:
+        raise IncompleteSite(f"{site} is not a whole offline build (no {', '.join(missing)}): run "
+                             "bash scripts/build_offline.sh without --no-build, which builds it again from scratch")
+
+
 def write_zip(site: Path, lang: str, langs: list[str], out: Path) -> Path:
-    """out/pytorch-notes-<lang>.zip: pytorch-notes-<lang>/index.html (the stub) and pytorch-notes-<lang>/site/."""
+    """out/pytorch-notes-<lang>.zip: pytorch-notes-<lang>/index.html (the stub) and pytorch-notes-<lang>/site/.
+    Written beside its place and renamed once whole: a failure never leaves half a zip."""
     home = entry_page(lang, langs)
     top = f"{NAME}-{lang}"
     target = out / f"{top}.zip"
+    part = out / f"{top}.zip.part"
     out.mkdir(parents=True, exist_ok=True)
-    with zipfile.ZipFile(target, "w", zipfile.ZIP_DEFLATED, compresslevel=9) as archive:
+    with zipfile.ZipFile(part, "w", zipfile.ZIP_DEFLATED, compresslevel=9) as archive:
         archive.writestr(zipfile.ZipInfo(f"{top}/index.html", FIXED_TIME),
                          stub(lang, home, home_title(site, home)), zipfile.ZIP_DEFLATED)
         for path in sorted(p for p in site.rglob("*") if p.is_file()):
             info = zipfile.ZipInfo(f"{top}/site/{path.relative_to(site).as_posix()}", FIXED_TIME)
             info.external_attr = 0o644 << 16
             archive.writestr(info, path.read_bytes(), zipfile.ZIP_DEFLATED)
-    return target
+    return part.replace(target)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -81,14 +95,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--langs", nargs="+", help="the default language first (default: mkdocs.yml's torchnotes languages)")
     parser.add_argument("--no-build", action="store_true", help="check and zip the tree already in --site")
     args = parser.parse_args(argv)
+    args.site, args.out = args.site.resolve(), args.out.resolve()
     langs = args.langs or list(load_settings(ROOT / "mkdocs.yml").languages)
     started = time.perf_counter()
     try:
         if not args.no_build:
             build(args.site, args.config)
+        check_complete(args.site, langs)
         checked = tree.check(args.site)
         zips = [write_zip(args.site, lang, langs, args.out) for lang in langs]
     except tree.OfflineError as error:
+        for part in args.out.glob(f"{NAME}-*.zip.part"):
+            part.unlink()
         print(f"offline: {error}", file=sys.stderr)
         return 1
     print(f"offline: {checked} links and assets of {args.site} open from disk")

@@ -15,6 +15,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from torchnotes.engine.environment import probe
+from torchnotes.errors import PdfSiteMissing
 from torchnotes.generators.pdf import printer
 from torchnotes.generators.pdf.book import (
     Entry,
@@ -33,6 +34,7 @@ from torchnotes.settings import load
 from torchnotes.strings import strings
 
 FILE_NAME = "pytorch-notes-{lang}.pdf"
+KATEX = "assets/katex/katex.min.js"
 
 # Print-only rules on top of the site's own stylesheets: long lines and outputs wrap inside the page, folds
 # are open, every tab shows, each page of the site starts a new sheet.
@@ -85,10 +87,14 @@ document.body.dataset.bookReady = "1";
 
 def build(config_file: Path, site: Path, out: Path, langs: list[str] | None = None,
           log: Callable[[str], None] = print) -> list[Path]:
-    """Print one book per language into out; every font is checked before anything is printed."""
+    """Print one book per language into out; the site, its math assets and every font are checked before anything
+    is printed or any folder made."""
+    # Chromium opens the book and its assets by file:// URL, which only an absolute path has.
+    config_file, site, out = Path(config_file).resolve(), Path(site).resolve(), Path(out).resolve()
     settings = load(config_file)
     config = load_config(config_file)
     langs = langs or list(settings.languages)
+    check_site(site, config)
     targets = {lang: out / FILE_NAME.format(lang=lang) for lang in langs}
     for lang, target in targets.items():
         printer.check_font(lang, target)
@@ -106,6 +112,21 @@ def build(config_file: Path, site: Path, out: Path, langs: list[str] | None = No
     return list(targets.values())
 
 
+def check_site(site: Path, config: dict) -> None:
+    """A built site, with KaTeX where its pages have math: otherwise the book would print raw TeX."""
+    if not (site / "index.html").is_file():
+        state = "does not exist" if not site.exists() else "holds no index.html (not a built site)"
+        raise PdfSiteMissing(site, f"the site folder {state}")
+    if not (site / KATEX).is_file() and any(_has_math(page) for page in site.rglob("index.html")):
+        raise PdfSiteMissing(site / KATEX, "the site has math but no KaTeX assets, so the book would show raw TeX",
+                             hint="Build the site with this repository's mkdocs.yml, which ships KaTeX from docs/assets/katex "
+                                  "(mkdocs build --strict), then print again.")
+
+
+def _has_math(page: Path) -> bool:
+    return 'class="arithmatex"' in page.read_text(encoding="utf-8", errors="replace")
+
+
 def write_book(config: dict, site: Path, lang: str, entries: list[Entry], env, folder: Path,
                settings_docs: Path) -> tuple[Path, dict]:
     """The book as one HTML file in folder, and the PDF's metadata."""
@@ -121,7 +142,7 @@ def write_book(config: dict, site: Path, lang: str, entries: list[Entry], env, f
     online = site_url.rstrip("/") + ("/" if lang == langs.default else f"/{lang}/") if site_url else ""
     title = langs.site_names.get(lang, config.get("site_name", ""))
     styles, body_attrs, direction = head_styles(lang_root / entries[0].html_path)
-    katex = next(iter(sorted(site.glob("assets/katex/katex.min.js"))), None)
+    katex = site / KATEX if (site / KATEX).is_file() else None
     # The home page's description is in the book's language; mkdocs.yml's site_description is not.
     home = settings_docs / lang / entries[0].rel
     description = read_page(home).meta.get("description") if home.is_file() else config.get("site_description", "")
