@@ -273,3 +273,17 @@ def test_the_chinese_pages_pass_the_project_glossary():
     pages = sorted((ROOT / "docs" / "zh").rglob("*.md"))
     errors = check_terms(pages, ROOT / "CONTRIBUTING.zh.md", ROOT / "docs" / "en", ROOT / "docs" / "zh")
     assert [e.message for e in errors] == []
+
+
+@pytest.mark.parametrize("text, reported", [
+    # finding 21: the old datasets and sampling-loading pages glossed terms in full-width parentheses
+    ("对 map-style 数据集来说，**采样器**（sampler）决定键的顺序，\n", ["（sampler）"]),
+    ("按键取（map-style）或按迭代取（iterable-style）。\n", ["（map-style）", "（iterable-style）"]),
+    ("**采样器** (sampler) 决定键的顺序；按键取 (map-style)。\n", []),
+    ("留在原处（CPU），见 [CUDA 环境变量（NVIDIA）](https://example.org)。\n", []),  # acronyms and names
+    ("```python\nreturn storage  # 留在原处（cpu）\n```\n", []),  # code is not prose
+])
+def test_full_width_glosses_fail_on_the_old_text(tmp_path, text, reported):
+    from torchnotes.pages.glossary import find_calques
+    errors = find_calques(page(tmp_path, text), project_glossary()[1])
+    assert [e.reason.split("'")[1] for e in errors] == reported

@@ -17,7 +17,8 @@ A second table, under `## 措辞` (wording), lists calques and fixed phrasings: 
 read as translated word for word (`get_lr()` 却答 …, 首个/末个). Its variants are checked on the whole Chinese page,
 code cells included, since the code of a Chinese page differs from the English one only in its comments and printed
 labels. In a wording variant, inline code (`代码`) stands for any inline code: `代码` 回答 is any inline code followed
-by 回答. The wording table feeds no reverse check and no search synonyms.
+by 回答. The wording table feeds no reverse check and no search synonyms. Where the table exists, the prose is also
+checked for English glosses in full-width parentheses, 采样器（sampler）: the site writes 采样器 (sampler).
 """
 
 from __future__ import annotations
@@ -187,15 +188,27 @@ def find_forbidden(path: Path, terms: list[Term]) -> list[ForbiddenTerm]:
     return errors
 
 
+# An English gloss after a Chinese term, in full-width parentheses: 采样器（sampler）, **批采样器**（batch sampler）.
+# Lowercase first letter only: acronyms and names in parentheses (（CPU）, （NVIDIA）) are not glosses.
+FULL_WIDTH_GLOSS = re.compile(r"[\u4e00-\u9fff*]（([a-z](?:[A-Za-z \-]*[A-Za-z])?)）")
+
+
 def find_calques(path: Path, wording: list[Wording]) -> list[Calque]:
-    """Every variant of the 措辞 table on the page, prose and code alike, naming the wording to use."""
+    """Every variant of the 措辞 table on the page, prose and code alike, naming the wording to use; and, in prose,
+    every English gloss in full-width parentheses (the site writes 术语 (English))."""
+    text = path.read_text(encoding="utf-8")
     errors = []
-    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+    for number, line in enumerate(text.splitlines(), start=1):
         for row in wording:
             for variant, pattern in row.patterns():
                 if pattern.search(line):
                     errors.append(Calque(path, f"'{variant}' reads as a calque ({row.meaning}): write "
                                                f"{' / '.join(row.use)}", line=number))
+    if wording:
+        for number, line in _prose_lines(text):
+            for match in FULL_WIDTH_GLOSS.finditer(line):
+                errors.append(Calque(path, f"'（{match.group(1)}）' glosses a term in full-width parentheses: write "
+                                           f"术语 ({match.group(1)}), with half-width parentheses", line=number))
     return errors
 
 
