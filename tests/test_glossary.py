@@ -198,3 +198,92 @@ def test_check_command_requires_the_term_where_the_english_page_uses_it(tmp_path
             "but this page never writes the glossary's term 步幅") in err
     zh.write_text(front + "每个维度都有一个步幅 (stride)。\n", encoding="utf-8")
     assert main(["check"]) == 0
+
+
+# Issue 38: terms and wording the third content pass found, each checked against the text it replaced.
+
+def project_glossary():
+    from torchnotes.pages.glossary import read_wording
+    path = ROOT / "CONTRIBUTING.zh.md"
+    return read_glossary(path), read_wording(path)
+
+
+def test_project_glossary_has_the_terms_of_issue_38():
+    terms = {t.english.split("（")[0]: t for t in project_glossary()[0]}
+    assert "checkpoint" in terms["checkpoint"].forbidden
+    assert terms["batching, automatic batching"].use == ("分批", "自动分批")
+    assert "组 batch" in terms["batching, automatic batching"].forbidden
+    assert terms["code cell"].use == ("代码单元格", "单元格")
+    wording = {w.use: w for w in project_glossary()[1]}
+    assert "却答" in wording[("返回",)].forbidden
+    assert {"首个", "末个"} <= set(wording[("第一个", "最后一个")].forbidden)
+
+
+@pytest.mark.parametrize("text, reported", [
+    # finding 6: checkpoint left in English (the old save-load page)
+    ("小结：权重或模型存为 `.pt`/`.pth`，用于续训的 checkpoint 存为 `.tar`。\n", ["checkpoint"]),
+    ("## Checkpoint：保存并继续训练\n", ["Checkpoint"]),
+    ("仍要能读取旧的 checkpoints：\n", ["checkpoints"]),
+    ("能精确续训的检查点 (checkpoint)，以及 torch.utils.checkpoint\n", []),  # the gloss, a module path
+    ("梯度检查点（gradient checkpointing）\n", []),
+    ("见 [checkpoint](https://docs.pytorch.org/docs/stable/checkpoint.html) 与 `checkpoint(fn, x)`\n", ["checkpoint"]),
+    # finding 21: 组 batch, and 单元 for a code cell
+    ("## 关闭自动组 batch\n", ["组 batch"]),
+    ("有时组 batch 应该由数据集自己完成\n", ["组 batch"]),
+    ("## 关闭自动分批\n", []),
+    ("下面的单元逐项测量；GPU 单元还没有录制。\n", ["下面的单元", "GPU 单元"]),
+    ("下面的单元格逐项测量；GPU 单元格还没有录制；单元素张量。\n", []),
+])
+def test_issue_38_terms_fail_on_the_old_text(tmp_path, text, reported):
+    errors = find_forbidden(page(tmp_path, text), project_glossary()[0])
+    assert [e.reason.split("'")[1] for e in errors] == reported
+
+
+@pytest.mark.parametrize("text, reported", [
+    # finding 20: calques, in prose and in a code cell's printed labels
+    ("`current_accelerator()` 回答的是 torch 编译时支持的加速器\n", ["`代码` 回答"]),
+    ("在没有 GPU 的机器上它照样回答 `cuda`。\n", ["回答 `代码`"]),
+    ("四个 epoch 之后优化器用的是 0.025，`get_lr()` 却答 0.0125\n", ["却答"]),
+    ('```python\nprint(f"{name:18s} 首个 {lrs[0]:.2e}  末个 {lrs[-1]:.2e}")\n```\n', ["首个", "末个"]),
+    ("学习率调度器随训练进程修改优化器的学习率。\n", ["随训练进程"]),
+    ("本页其余部分在一个现场构建的模型上执行同样的步骤。\n", ["现场构建"]),
+    # the new text passes, and so does 回答 where a question is answered
+    ("`current_accelerator()` 返回的是 torch 编译时支持的加速器；`get_lr()` 返回的却是 0.0125\n", []),
+    ('```python\nprint(f"{name:18s} 第一个 {lrs[0]:.2e}  最后一个 {lrs[-1]:.2e}")\n```\n', []),
+    ("本页用可执行的例子回答这个问题。\n", []),
+])
+def test_issue_38_wording_fails_on_the_old_text(tmp_path, text, reported):
+    from torchnotes.pages.glossary import find_calques
+    errors = find_calques(page(tmp_path, text), project_glossary()[1])
+    assert [e.reason.split("'")[1] for e in errors] == reported
+
+
+def test_a_wording_table_is_read_apart_from_the_glossary(tmp_path):
+    from torchnotes.pages.glossary import read_wording
+    text = GLOSSARY.replace("## 下一节\n", "## 措辞\n\n| 意思 | 使用 | 禁用 |\n|---|---|---|\n"
+                                          "| 函数的值 | 返回 | `代码` 回答、却答（口语） |\n\n## 下一节\n")
+    path = page(tmp_path, text, "CONTRIBUTING.zh.md")
+    assert [t.english for t in read_glossary(path)] == ["stride", "buffer", "copy"]
+    assert [(w.use, w.forbidden) for w in read_wording(path)] == [(("返回",), ("`代码` 回答", "却答"))]
+    zh = page(tmp_path, "# 页\n\n`f()` 却答 1，`g()` 回答 2。\n")
+    assert len(check_terms([zh], path)) == 2
+
+
+def test_the_chinese_pages_pass_the_project_glossary():
+    pages = sorted((ROOT / "docs" / "zh").rglob("*.md"))
+    errors = check_terms(pages, ROOT / "CONTRIBUTING.zh.md", ROOT / "docs" / "en", ROOT / "docs" / "zh")
+    assert [e.message for e in errors] == []
+
+
+@pytest.mark.parametrize("text, reported", [
+    # finding 21: the old datasets and sampling-loading pages glossed terms in full-width parentheses
+    ("对 map-style 数据集来说，**采样器**（sampler）决定键的顺序，\n", ["（sampler）"]),
+    ("按键取（map-style）或按迭代取（iterable-style）。\n", ["（map-style）", "（iterable-style）"]),
+    ("**采样器** (sampler) 决定键的顺序；按键取 (map-style)。\n", []),
+    ("留在原处（CPU），见 [CUDA 环境变量（NVIDIA）](https://example.org)。\n", []),  # acronyms and names
+    ("```python\nreturn storage  # 留在原处（cpu）\n```\n", []),  # code is not prose
+])
+def test_full_width_glosses_fail_on_the_old_text(tmp_path, text, reported):
+    from torchnotes.pages.glossary import find_calques
+    errors = find_calques(page(tmp_path, text), project_glossary()[1])
+    assert [e.reason.split("'")[1] for e in errors] == reported

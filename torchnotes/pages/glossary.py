@@ -8,6 +8,17 @@ The check also runs the other way: where the English page uses a term (any of th
 separated by commas, as a word, in the singular or plural, outside code), the Chinese page must use one of
 the row's terms to use. An English term listed on two rows (`step`) names two concepts, so only its
 forbidden variants are checked.
+
+A forbidden variant written in Latin letters (`checkpoint`: the English word left untranslated) is matched as a
+word, outside link targets and URLs, and not where it glosses one of the row's terms to use in parentheses right
+after it: 检查点 (checkpoint).
+
+A second table, under `## 措辞` (wording), lists calques and fixed phrasings: what to write, and the variants that
+read as translated word for word (`get_lr()` 却答 …, 首个/末个). Its variants are checked on the whole Chinese page,
+code cells included, since the code of a Chinese page differs from the English one only in its comments and printed
+labels. In a wording variant, inline code (`代码`) stands for any inline code: `代码` 回答 is any inline code followed
+by 回答. The wording table feeds no reverse check and no search synonyms. Where the table exists, the prose is also
+checked for English glosses in full-width parentheses, 采样器（sampler）: the site writes 采样器 (sampler).
 """
 
 from __future__ import annotations
@@ -19,6 +30,7 @@ from pathlib import Path
 from torchnotes.errors import NotebookError
 
 HEADING = "术语表"
+WORDING = "措辞"
 
 
 class GlossaryError(NotebookError):
@@ -27,6 +39,10 @@ class GlossaryError(NotebookError):
 
 class ForbiddenTerm(NotebookError):
     hint = "Use the term from the 术语表 (glossary) in CONTRIBUTING.zh.md; code and inline code are not checked."
+
+
+class Calque(NotebookError):
+    hint = "Use the wording from the 措辞 table in CONTRIBUTING.zh.md; it applies to prose, comments and printed labels."
 
 
 class MissingTerm(NotebookError):
@@ -52,28 +68,72 @@ def _words(cell: str, separators: str) -> tuple[str, ...]:
     return tuple(word.strip() for word in re.split(f"[{separators}]", cell) if word.strip())
 
 
-def read_glossary(path: Path) -> list[Term]:
-    """The rows of the 术语表 table; a missing section, table or empty row is a GlossaryError."""
+def _table(path: Path, heading: str, required: bool = True) -> list[tuple[int, list[str]]]:
+    """(line number, cells) of the first table under `## heading`, up to the next `## ` heading."""
     lines = path.read_text(encoding="utf-8").splitlines()
     try:
-        start = next(i for i, line in enumerate(lines) if re.match(rf"^##\s+{HEADING}\s*$", line))
+        start = next(i for i, line in enumerate(lines) if re.match(rf"^##\s+{heading}\s*$", line))
     except StopIteration:
-        raise GlossaryError(path, f"no '## {HEADING}' section") from None
-    terms = []
-    rows = [(i, line) for i, line in enumerate(lines[start + 1:], start=start + 2) if line.startswith("|")]
-    for number, line in rows[2:]:  # header and delimiter rows
-        cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
+        if not required:
+            return []
+        raise GlossaryError(path, f"no '## {heading}' section") from None
+    rows, started = [], False
+    for number, line in enumerate(lines[start + 1:], start=start + 2):
+        if re.match(r"^##\s", line):
+            break
+        if line.startswith("|"):
+            started = True
+            rows.append((number, [cell.strip() for cell in line.strip().strip("|").split("|")]))
+        elif started:
+            break
+    if not rows[2:]:
+        raise GlossaryError(path, f"the '## {heading}' section has no table rows")
+    for number, cells in rows[2:]:  # header and delimiter rows
         if len(cells) != 3:
-            raise GlossaryError(path, f"a {HEADING} row needs 3 cells, found {len(cells)}", line=number)
-        english, use, forbidden = cells
+            raise GlossaryError(path, f"a {heading} row needs 3 cells, found {len(cells)}", line=number)
+    return rows[2:]
+
+
+def read_glossary(path: Path) -> list[Term]:
+    """The rows of the 术语表 table; a missing section, table or empty row is a GlossaryError."""
+    terms = []
+    for number, (english, use, forbidden) in _table(path, HEADING):
         term = Term(english, _words(use, "/、"), _words(forbidden, "、"))
         if not term.use or not term.forbidden:
             raise GlossaryError(path, f"row '{english}' needs a term to use and at least one forbidden variant",
                                 line=number)
         terms.append(term)
-    if not terms:
-        raise GlossaryError(path, f"the '## {HEADING}' section has no table rows")
     return terms
+
+
+@dataclass(frozen=True)
+class Wording:
+    meaning: str
+    use: tuple[str, ...]
+    forbidden: tuple[str, ...]
+
+    def patterns(self) -> list[tuple[str, re.Pattern]]:
+        """(variant, pattern): inline code in a variant stands for any inline code."""
+        return [(variant, re.compile("`[^`\n]+`".join(re.escape(part) for part in re.split(r"`[^`]*`", variant))))
+                for variant in self.forbidden]
+
+
+def _phrases(cell: str, separators: str) -> tuple[str, ...]:
+    """A wording cell split at `separators`, keeping inline code; notes in full-width （…） are dropped."""
+    cell = re.sub(r"（[^）]*）", "", cell)
+    return tuple(word.strip() for word in re.split(f"[{separators}]", cell) if word.strip())
+
+
+def read_wording(path: Path) -> list[Wording]:
+    """The rows of the 措辞 table (none where the section is absent); an empty row is a GlossaryError."""
+    wording = []
+    for number, (meaning, use, forbidden) in _table(path, WORDING, required=False):
+        row = Wording(meaning, _phrases(use, "/"), _phrases(forbidden, "、"))
+        if not row.use or not row.forbidden:
+            raise GlossaryError(path, f"{WORDING} row '{meaning}' needs the wording to use and at least one variant",
+                                line=number)
+        wording.append(row)
+    return wording
 
 
 def _prose_lines(text: str):
@@ -92,6 +152,10 @@ def _prose_lines(text: str):
         yield number, re.sub(r"(`+)(.+?)\1", lambda m: " " * len(m.group()), line)
 
 
+def _latin(variant: str) -> bool:
+    return bool(re.fullmatch(r"[A-Za-z][A-Za-z -]*", variant))
+
+
 def find_forbidden(path: Path, terms: list[Term]) -> list[ForbiddenTerm]:
     """Every forbidden variant on the page, by line, naming the term(s) to use instead."""
     allowed = {word for term in terms for word in term.use}
@@ -101,14 +165,50 @@ def find_forbidden(path: Path, terms: list[Term]) -> list[ForbiddenTerm]:
             by_variant.setdefault(variant, []).append(term)
     errors = []
     for number, line in _prose_lines(path.read_text(encoding="utf-8")):
-        # Spans of terms to use: a variant inside one of them is that term, not the variant.
-        covered = {i for word in allowed for m in re.finditer(re.escape(word), line) for i in range(*m.span())}
+        line = re.sub(r"\]\([^)]*\)|<https?://[^>]*>|https?://\S+", lambda m: " " * len(m.group()), line)
+        # Spans of terms to use: a variant that overlaps one of them and does not contain it is part of that term
+        # (缓冲 in 缓冲区, 下面的单元 in 下面的单元格), not the variant.
+        spans = [m.span() for word in allowed for m in re.finditer(re.escape(word), line)]
         for variant, owners in by_variant.items():
-            for match in re.finditer(re.escape(variant), line):
-                if set(range(*match.span())) <= covered:
+            if _latin(variant):
+                pattern = re.compile(r"(?<![\w.-])" + re.escape(variant) + r"s?(?![\w-])", re.IGNORECASE)
+            else:
+                pattern = re.compile(re.escape(variant))
+            for match in pattern.finditer(line):
+                start, end = match.span()
+                if any(s < end and e > start and not (start <= s and e <= end) for s, e in spans):
                     continue
+                before = line[:start]
+                if _latin(variant) and any(re.search(re.escape(word) + r"\s*[(（][^()（）]*$", before)
+                                           for owner in owners for word in owner.use):
+                    continue  # the gloss after the term to use: 检查点 (checkpoint)
                 instead = "; ".join(f"{' / '.join(t.use)} ({t.english})" for t in owners)
-                errors.append(ForbiddenTerm(path, f"'{variant}' is not the glossary's term: use {instead}", line=number))
+                errors.append(ForbiddenTerm(path, f"'{match.group()}' is not the glossary's term: use {instead}",
+                                            line=number))
+    return errors
+
+
+# An English gloss after a Chinese term, in full-width parentheses: 采样器（sampler）, **批采样器**（batch sampler）.
+# Lowercase first letter only: acronyms and names in parentheses (（CPU）, （NVIDIA）) are not glosses.
+FULL_WIDTH_GLOSS = re.compile(r"[\u4e00-\u9fff*]（([a-z](?:[A-Za-z \-]*[A-Za-z])?)）")
+
+
+def find_calques(path: Path, wording: list[Wording]) -> list[Calque]:
+    """Every variant of the 措辞 table on the page, prose and code alike, naming the wording to use; and, in prose,
+    every English gloss in full-width parentheses (the site writes 术语 (English))."""
+    text = path.read_text(encoding="utf-8")
+    errors = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        for row in wording:
+            for variant, pattern in row.patterns():
+                if pattern.search(line):
+                    errors.append(Calque(path, f"'{variant}' reads as a calque ({row.meaning}): write "
+                                               f"{' / '.join(row.use)}", line=number))
+    if wording:
+        for number, line in _prose_lines(text):
+            for match in FULL_WIDTH_GLOSS.finditer(line):
+                errors.append(Calque(path, f"'（{match.group(1)}）' glosses a term in full-width parentheses: write "
+                                           f"术语 ({match.group(1)}), with half-width parentheses", line=number))
     return errors
 
 
@@ -153,9 +253,11 @@ def check_terms(pages: list[Path], glossary: Path, english_dir: Path | None = No
     """Forbidden variants on the Chinese `pages`; with both folders, also the terms their English twins need."""
     try:
         terms = read_glossary(glossary)
+        wording = read_wording(glossary)
     except GlossaryError as error:
         return [error]
     errors: list[NotebookError] = [error for page in pages for error in find_forbidden(page, terms)]
+    errors += [error for page in pages for error in find_calques(page, wording)]
     if english_dir is not None and chinese_dir is not None:
         for page in pages:
             twin = Path(english_dir) / Path(page).relative_to(chinese_dir)
