@@ -138,7 +138,7 @@ def banner(stale: StaleTranslation, lang: str, rel: Path) -> str:
     """The notice at the top of a translation that fell behind: a link to the English page and, when the ledger
     kept the prose it was translated from, the English changes since, as a diff a reader can open."""
     w = strings(lang)
-    url = "../" * (len(rel.parts) + (rel.stem != "index")) + _page_url(rel)
+    url = source_page_url(rel)
     text = w["stale_changed" if stale.before is not None else "stale_unrecorded"].format(
         url=url, lang=stale.source_lang)
     lines = [f'!!! warning "{w["stale_title"]}"', "", f"    {text}", ""]
@@ -150,6 +150,11 @@ def banner(stale: StaleTranslation, lang: str, rel: Path) -> str:
     # Zensical and MkDocs do that differently for a URL outside the language's folder; neither touches raw HTML.
     # Outside the search index: the notice is about the page, not its subject.
     return '<div class="nb-stale" data-search-exclude markdown>\n\n' + "\n".join(lines) + "\n</div>\n"
+
+
+def source_page_url(rel: Path) -> str:
+    """The link from a translation at `rel` (under its language's folder) to the English page at the same path."""
+    return "../" * (len(rel.parts) + (rel.stem != "index")) + _page_url(rel)
 
 
 def _page_url(rel: Path) -> str:
