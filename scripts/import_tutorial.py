@@ -232,7 +232,8 @@ def main(argv=None) -> int:
     print(f"added {rel} to nav under '{section}'")
     if not args.no_run:
         failures = run_once(args.root, list(targets.values()))
-        for error in failures:
+        # The twins share their code and so their failures: each is reported once, under the English page.
+        for error in {e.details: e for e in reversed(failures)}.values():
             print(error.message, file=sys.stderr)
         if failures:
             print(f"import: the pages are written, but they do not run on this torch: fix the cells above in both "

@@ -156,7 +156,7 @@ class Filter:
         site, url = video
         self.links.rewritten.append(f".. raw:: html (a {site} iframe) -> a link line: {url}")
         self.links.videos.append(url)
-        return Para([Str("Video:"), {"t": "Space"}, Link(["", [], []], [Str(url)], [url, ""])])
+        return Para([Str("Video"), {"t": "Space"}, Str("on"), {"t": "Space"}, Str(f"{site}:"), {"t": "Space"}, Link(["", [], []], [Str(url)], [url, ""])])
 
     def strong(self, value):
         return self._nested(value, Strong)

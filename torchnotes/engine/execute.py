@@ -201,6 +201,7 @@ class _PageRun:
                 continue
             ename, evalue = errors[0]["ename"], strip_ansi(errors[0]["evalue"])
             kind = error_kind(ename, evalue)
+            evalue = evalue.strip().split("\n", 1)[0]  # the rest is in the traceback's tail
             if first is not None and ename in ("NameError", "UnboundLocalError"):
                 kind, evalue = CellFailed, f"{evalue} (probably because code cell {first} failed)"
             line = self.lines[index] if index < len(self.lines) else None
@@ -228,8 +229,10 @@ class _PageRun:
 
 # What code written for an older release raises: an argument, attribute or name the API no longer has.
 _API_CHANGE = {
+    # A value that is None where an older release returned a tensor (zero_grad() sets .grad to None since 2.0).
     "TypeError": re.compile(r"unexpected keyword argument|got an invalid combination of arguments|"
-                            r"takes \d+ positional arguments? but \d+ (?:was|were) given|missing \d+ required"),
+                            r"takes \d+ positional arguments? but \d+ (?:was|were) given|missing \d+ required|"
+                            r"'NoneType' object is not (?:subscriptable|iterable|callable)"),
     "AttributeError": re.compile(r"has no attribute"),
     "ImportError": re.compile(r"cannot import name"),
     "RuntimeError": re.compile(r"\b(?:deprecated|no longer supported|has been removed)\b"),

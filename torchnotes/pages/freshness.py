@@ -138,7 +138,7 @@ def banner(stale: StaleTranslation, lang: str, rel: Path) -> str:
     """The notice at the top of a translation that fell behind: a link to the English page and, when the ledger
     kept the prose it was translated from, the English changes since, as a diff a reader can open."""
     w = strings(lang)
-    url = source_page_url(rel)
+    url = "../" * (len(rel.parts) + (rel.stem != "index")) + _page_url(rel)
     text = w["stale_changed" if stale.before is not None else "stale_unrecorded"].format(
         url=url, lang=stale.source_lang)
     lines = [f'!!! warning "{w["stale_title"]}"', "", f"    {text}", ""]
@@ -153,8 +153,14 @@ def banner(stale: StaleTranslation, lang: str, rel: Path) -> str:
 
 
 def source_page_url(rel: Path) -> str:
-    """The link from a translation at `rel` (under its language's folder) to the English page at the same path."""
-    return "../" * (len(rel.parts) + (rel.stem != "index")) + _page_url(rel)
+    """The link from a translation's source file at `rel` (under its language's folder) to the English page at
+    the same path, relative to the source file's folder as Zensical reads links in raw HTML; an <a> that carries
+    REBASE is moved to the page's own URL by the MkDocs adapter, as MkDocs leaves raw HTML as it is."""
+    return "../" * len(rel.parts) + _page_url(rel)
+
+
+# On a raw HTML link written relative to the page's source file (see source_page_url).
+REBASE = "data-nb-rebase"
 
 
 def _page_url(rel: Path) -> str:
