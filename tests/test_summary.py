@@ -5,8 +5,8 @@ import json
 
 from helpers import code, page
 
-from torchnotes.ci.summary import summary
-from torchnotes.pages.checks import page_paths
+from torchnotes.ci.summary import summary, untranslated_summary
+from torchnotes.pages.checks import TRANSLATE_MARKER, page_paths, untranslated_pages
 
 
 def pages_of(site):
@@ -56,3 +56,18 @@ def test_summary_of_real_reports(fixture_site, make_engine, env, tmp_path):
     # The report the summary read is the engine's own file, not something the test wrote.
     rows = {row["page"]: row for row in json.loads((tmp_path / "pr.json").read_text())["pages"]}
     assert rows["site-src/docs/en/demo.md"]["key"] != [r for r in main.results if r.page.endswith("en/demo.md")][0].key
+
+
+def test_the_summary_lists_the_pages_not_translated_yet(tmp_path):
+    docs = tmp_path / "docs"
+    for lang, rel, body in (("en", "tutorials/a.md", ""), ("zh", "tutorials/a.md", TRANSLATE_MARKER),
+                            ("en", "b.md", ""), ("zh", "b.md", "已翻译。"), ("zh", "c.md", f"  {TRANSLATE_MARKER}  ")):
+        (docs / lang / rel).parent.mkdir(parents=True, exist_ok=True)
+        (docs / lang / rel).write_text(f"# T\n\n{body}\n", encoding="utf-8")
+    pages = untranslated_pages(docs, ["en", "zh"])
+    assert pages == [docs / "zh/c.md", docs / "zh/tutorials/a.md"]
+    text = untranslated_summary(pages, docs)
+    assert text.splitlines()[1:] == ["#### Not translated yet", "",
+                                     "Shown in English under a notice until a translator removes the marker:", "",
+                                     "- `zh/c.md`", "- `zh/tutorials/a.md`"]
+    assert untranslated_summary([], docs) == ""
