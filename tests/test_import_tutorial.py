@@ -419,12 +419,12 @@ def test_the_video_page_has_a_link_line_bold_code_and_a_real_description(importe
 
 
 # Every formula a reader sees on a page (one in a closed tab has no box to measure), typeset by KaTeX: the boxes
-# KaTeX draws (its SVGs and the glyph boxes of .mord) that are 0 px wide. A formula KaTeX could not typeset
-# (no .katex-html) counts as broken.
+# KaTeX draws (its SVGs and the glyph boxes of .mord; not its rules, which \vdots uses as 0 px wide struts) that
+# are 0 px wide. A formula KaTeX could not typeset (no .katex-html) counts as broken.
 _ZERO_WIDTH = """() => [...document.querySelectorAll('.arithmatex')].filter(el => el.checkVisibility()).map(el => ({
   tex: (el.querySelector('annotation') || el).textContent.slice(0, 80),
   typeset: !!el.querySelector('.katex-html'),
-  zero: [...el.querySelectorAll('.katex-html svg, .katex-html .mord')]
+  zero: [...el.querySelectorAll('.katex-html svg, .katex-html .mord:not([class*="rule"])')]
           .filter(e => e.getBoundingClientRect().width === 0).length,
 }))"""
 
