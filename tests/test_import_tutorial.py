@@ -10,7 +10,7 @@ import pytest
 import yaml
 
 from torchnotes.engine.execute import error_kind
-from torchnotes.errors import CellFailed, KeptNotice, MissingModule, OutdatedApi, UntranslatedPage
+from torchnotes.errors import CellFailed, KeptNotice, MissingModule, OutdatedApi, UnmarkedEnglish, UntranslatedPage
 from torchnotes.pages.checks import (
     TRANSLATE_MARKER,
     check_pairs,
@@ -128,6 +128,10 @@ def test_check_lists_the_untranslated_twin_and_keeps_the_notice_truthful(fixture
     marker = text.splitlines().index(TRANSLATE_MARKER) + 1
     assert isinstance(error, UntranslatedPage) and error.path == zh and error.line == marker
     assert f"line {text.splitlines().index('## A second section') + 1} is translated" in error.message
+    # The marker deleted, the English text left: no longer "translated" by deleting one line.
+    zh.write_text(text.replace(TRANSLATE_MARKER, ""), encoding="utf-8")
+    [error] = check_untranslated(docs, ["en", "zh"])
+    assert isinstance(error, UnmarkedEnglish) and "no line of its prose is in 'zh'" in error.message
     # Translated, marker gone, the notice's words left behind by hand: the site writes that notice itself.
     zh.write_text(text.replace(TRANSLATE_MARKER, "本页尚未翻译，以下为英文原文。").replace("## A second section", "## 第二节"),
                   encoding="utf-8")

@@ -67,6 +67,13 @@ class UntranslatedPage(NotebookError):
             "line: the notice 「本页尚未翻译」 goes with it.")
 
 
+class UnmarkedEnglish(NotebookError):
+    """A twin whose prose has no word of its language and no "to translate" marker: English passed off as done."""
+
+    hint = ("Put the '<!-- torchnotes: to translate -->' marker back under the title (the site then tells readers the "
+            "page is the English original), or translate the page.")
+
+
 class KeptNotice(NotebookError):
     """A page with the text of the untranslated notice but no marker: the site writes that notice itself."""
 

@@ -10,7 +10,14 @@ from pathlib import Path
 import jupytext
 import nbformat
 
-from torchnotes.errors import KeptNotice, MissingTranslation, NotebookError, PairOutOfSync, UntranslatedPage
+from torchnotes.errors import (
+    KeptNotice,
+    MissingTranslation,
+    NotebookError,
+    PairOutOfSync,
+    UnmarkedEnglish,
+    UntranslatedPage,
+)
 from torchnotes.pages.read import Page, Reader, parse_markdown
 
 # Written into the non-English twin of an imported page (scripts/import_tutorial.py) until it is translated; the
@@ -18,7 +25,8 @@ from torchnotes.pages.read import Page, Reader, parse_markdown
 TRANSLATE_MARKER = "<!-- torchnotes: to translate -->"
 # The notice's words (the site's, torchnotes/strings.py) and those of the notice the importer once wrote.
 NOTICE_TEXTS = ("本页尚未翻译", "下面仍是英文原文")
-_CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
+# A line written in the language: for Chinese, any Han character. Languages without one are not checked.
+_WRITTEN_IN = {"zh": re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")}
 
 KERNELSPEC = {"name": "python3", "display_name": "Python 3", "language": "python"}
 
@@ -50,16 +58,17 @@ def untranslated_pages(docs_dir: Path, langs: list[str]) -> list[Path]:
 
 
 def check_untranslated(docs_dir: Path, langs: list[str]) -> list[NotebookError]:
-    """The notice says the truth: a marked page has no translated prose (UntranslatedPage), and a page without
-    the marker does not carry the notice's text (KeptNotice)."""
+    """The notice says the truth: a marked page has no translated prose (UntranslatedPage), a page without the
+    marker is translated (UnmarkedEnglish) and does not carry the notice's text by hand (KeptNotice)."""
     errors: list[NotebookError] = []
     for lang in langs[1:]:
+        written = _WRITTEN_IN.get(lang)
         for page in page_paths(docs_dir, lang):
             lines = page.read_text(encoding="utf-8").splitlines()
             marker = next((n for n, line in enumerate(lines, 1) if line.strip() == TRANSLATE_MARKER), None)
             prose = list(_prose_lines(lines))
+            translated = next((n for n, line in prose if written and written.search(line)), None)
             if marker is not None:
-                translated = next((n for n, line in prose if _CJK.search(line)), None)
                 if translated is not None:
                     errors.append(UntranslatedPage(
                         page, f"line {translated} is translated, yet the page carries the '{TRANSLATE_MARKER}' marker "
@@ -69,6 +78,9 @@ def check_untranslated(docs_dir: Path, langs: list[str]) -> list[NotebookError]:
             if kept is not None:
                 errors.append(KeptNotice(page, "the page is translated (no marker) but keeps the untranslated notice",
                                          line=kept))
+            elif written and prose and translated is None:
+                errors.append(UnmarkedEnglish(page, f"no line of its prose is in '{lang}', and it has no "
+                                                    f"'{TRANSLATE_MARKER}' marker", line=prose[0][0]))
     return errors
 
 
