@@ -113,9 +113,10 @@ def test_import_writes_a_clean_page_pair(fixture_site):
 
 def test_check_lists_the_untranslated_twin_and_keeps_the_notice_truthful(fixture_site):
     shutil.copy(ROOT / "mkdocs.yml", fixture_site / "mkdocs.yml")
-    assert run_import(fixture_site, SAMPLE, "tensors/sample", "--no-run").returncode == 0
+    assert run_import(fixture_site, SAMPLE, "tensors/sample", "--no-run", "--url", PUBLISHED + "sample.html").returncode == 0
     docs = fixture_site / "docs"
     zh = docs / "zh/tensors/sample.md"
+    assert f"\nsource: {PUBLISHED}sample.html\n" in zh.read_text(encoding="utf-8")
     # Listed, not a failure: the site shows the page in English under a notice.
     assert untranslated_pages(docs, ["en", "zh"]) == [zh] and check_untranslated(docs, ["en", "zh"]) == []
     cli = subprocess.run([sys.executable, "-m", "torchnotes", "check"], cwd=fixture_site, capture_output=True, text=True)
@@ -128,7 +129,7 @@ def test_check_lists_the_untranslated_twin_and_keeps_the_notice_truthful(fixture
     marker = text.splitlines().index(TRANSLATE_MARKER) + 1
     assert isinstance(error, UntranslatedPage) and error.path == zh and error.line == marker
     assert f"line {text.splitlines().index('## A second section') + 1} is translated" in error.message
-    # The marker deleted, the English text left: no longer "translated" by deleting one line.
+    # The marker deleted, the English text of the import left: not "translated" by deleting one line.
     zh.write_text(text.replace(TRANSLATE_MARKER, ""), encoding="utf-8")
     [error] = check_untranslated(docs, ["en", "zh"])
     assert isinstance(error, UnmarkedEnglish) and "no line of its prose is in 'zh'" in error.message

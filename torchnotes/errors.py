@@ -68,7 +68,8 @@ class UntranslatedPage(NotebookError):
 
 
 class UnmarkedEnglish(NotebookError):
-    """A twin whose prose has no word of its language and no "to translate" marker: English passed off as done."""
+    """An imported twin whose prose has no word of its language and no "to translate" marker: the English text
+    passed off as translated by deleting the marker."""
 
     hint = ("Put the '<!-- torchnotes: to translate -->' marker back under the title (the site then tells readers the "
             "page is the English original), or translate the page.")

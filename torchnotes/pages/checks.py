@@ -58,8 +58,8 @@ def untranslated_pages(docs_dir: Path, langs: list[str]) -> list[Path]:
 
 
 def check_untranslated(docs_dir: Path, langs: list[str]) -> list[NotebookError]:
-    """The notice says the truth: a marked page has no translated prose (UntranslatedPage), a page without the
-    marker is translated (UnmarkedEnglish) and does not carry the notice's text by hand (KeptNotice)."""
+    """The notice says the truth: a marked page has no translated prose (UntranslatedPage), an imported twin
+    without the marker is translated (UnmarkedEnglish), and no page carries the notice's text by hand (KeptNotice)."""
     errors: list[NotebookError] = []
     for lang in langs[1:]:
         written = _WRITTEN_IN.get(lang)
@@ -78,10 +78,19 @@ def check_untranslated(docs_dir: Path, langs: list[str]) -> list[NotebookError]:
             if kept is not None:
                 errors.append(KeptNotice(page, "the page is translated (no marker) but keeps the untranslated notice",
                                          line=kept))
-            elif written and prose and translated is None:
+            elif written and prose and translated is None and _imported(lines):
                 errors.append(UnmarkedEnglish(page, f"no line of its prose is in '{lang}', and it has no "
                                                     f"'{TRANSLATE_MARKER}' marker", line=prose[0][0]))
     return errors
+
+
+def _imported(lines: list[str]) -> bool:
+    """An imported page's twin (scripts/import_tutorial.py writes `source:` into the front matter): one that starts
+    as the English text, so deleting its marker alone would pass it off as translated."""
+    if not lines or lines[0].strip() != "---":
+        return False
+    end = next((i for i, line in enumerate(lines[1:], 1) if line.strip() == "---"), 0)
+    return any(line.startswith("source:") for line in lines[1:end])
 
 
 def _prose_lines(lines: list[str]):
