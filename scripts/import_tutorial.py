@@ -18,6 +18,7 @@ import ast
 import importlib.util
 import re
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import jupytext
@@ -26,13 +27,14 @@ import yaml
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from new_page import ROOT, add_to_nav  # noqa: E402
-from tutorial_links import Links, UnresolvedLink, published_url  # noqa: E402
+from tutorial_links import Links, UnresolvedLink, published_url, relative_link, tutorial_key  # noqa: E402
 from tutorial_rst import TutorialImportError, convert_text  # noqa: E402
 
+from torchnotes.engine.environment import probe  # noqa: E402
+from torchnotes.engine.scheduler import Engine  # noqa: E402
 from torchnotes.pages.checks import TRANSLATE_MARKER, sync_pairs  # noqa: E402
+from torchnotes.settings import load as load_settings  # noqa: E402
 
-ZH_NOTICE = """!!! info "本页尚未翻译"
-    下面仍是英文原文。翻译完成后，请删除本说明和上一行的标记。"""
 CELL = "TORCHNOTESCODECELL{}"  # a code cell's place in the text handed to pandoc: one plain word survives it
 
 
@@ -82,22 +84,98 @@ def convert(path: Path, links: Links) -> tuple[str, str, str]:
     # Front matter and nav show the title as plain text, without the id an rST label above it gave it.
     title = re.sub(r"[`*]", "", re.match(r"# (.+?)(?: \{#[^}]*\})?\n", body).group(1))
     after = body.split("\n\n")[1:]
-    paragraph = next((p for p in after if p and not p.startswith(("#", "```", "!!!", "$$", "[", "-", "1."))), title)
+    paragraph = next((p for p in after if p and not p.startswith(("#", "```", "!!!", "$$", "[", "-", "1."))
+                      and not about_video(p, links.videos)), title)
     # The description: the first sentence, up to a full stop before a capital that is not "i.e." or "e.g.".
     plain = re.sub(r"\[([^]]*)\]\([^)]*\)|[*`]", lambda m: m.group(1) or "", " ".join(paragraph.split()))
     sentence = re.split(r"(?<=[.!?])(?<!i\.e\.)(?<!e\.g\.)\s+(?=[A-Z])", plain, maxsplit=1)[0]
     return title, sentence, body
 
 
-def front_matter(title: str, description: str) -> str:
-    meta = yaml.safe_dump({"title": title, "description": description}, allow_unicode=True, sort_keys=False, width=10**6)
-    return f"---\n{meta}---\n\n"
+def about_video(paragraph: str, videos: list[str]) -> bool:
+    """A paragraph that points at an embedded video ("Follow along with the video below or on youtube."), or
+    the video's own link line: no description of the page."""
+    if not videos:
+        return False
+    hosts = ("youtube.com", "youtu.be", "bilibili.com")
+    return any(url in paragraph for url in videos) or any(f"{host}/" in paragraph for host in hosts)
+
+
+def front_matter(title: str, description: str, source: str | None) -> str:
+    meta = {"title": title, "description": description} | ({"source": source} if source else {})
+    text = yaml.safe_dump(meta, allow_unicode=True, sort_keys=False, width=10**6)
+    return f"---\n{text}---\n\n"
 
 
 def zh_twin(body: str) -> str:
-    """The English body with the marker and a visible notice right under the title."""
+    """The English body with the marker right under the title: the site shows the reader a notice there."""
     head, _, rest = body.partition("\n")
-    return f"{head}\n\n{TRANSLATE_MARKER}\n\n{ZH_NOTICE}\n{rest}"
+    return f"{head}\n\n{TRANSLATE_MARKER}\n{rest}"
+
+
+def link_back(docs: Path, rel: str, source: str | None, skip: set[Path]) -> list[str]:
+    """Pages imported before this one that link to its tutorial on docs.pytorch.org now link to it here."""
+    key = tutorial_key(source or "")
+    if key is None:
+        return []
+    done = []
+    link = re.compile(r"\]\((https?://(?:docs\.)?pytorch\.org/tutorials/[^)#\s]+)(#[^)\s]*)?\)")
+    for lang in ("en", "zh"):
+        for page in sorted((docs / lang).rglob("*.md")):
+            if page in skip:
+                continue
+            text = page.read_text(encoding="utf-8")
+            here = relative_link(page.relative_to(docs / lang).as_posix(), rel)
+            new = link.sub(lambda m, here=here: f"]({here})" if tutorial_key(m.group(1)) == key else m.group(0), text)
+            if new != text:
+                page.write_text(new, encoding="utf-8")
+                done.append(f"{page}: {source} -> {here}")
+    return done
+
+
+def nav_translation(config: Path, section: str, zh: str | None) -> str:
+    """Give a nav section its Chinese name under the zh language's nav_translations (mkdocs-static-i18n), or say
+    how; the line is written into mkdocs.yml as text, so its comments and layout stay."""
+    data = yaml.load(config.read_text(encoding="utf-8"), Loader=yaml.BaseLoader) or {}
+    plugins = [p["i18n"] for p in data.get("plugins", []) if isinstance(p, dict) and "i18n" in p]
+    languages = plugins[0].get("languages", []) if plugins else []
+    zh_language = next((lang for lang in languages if lang.get("locale") == "zh"), None)
+    if zh_language is None:
+        return "nav: the site has no zh language in its i18n plugin; nothing to translate"
+    known = zh_language.get("nav_translations") or {}
+    if section in known:
+        return f"nav: '{section}' is '{known[section]}' in the Chinese navigation"
+    if not zh:
+        return (f"nav: the section '{section}' has no Chinese name yet: add '{section}: <中文名>' under nav_translations "
+                f"of the zh language in {config}, or import with --section-zh <中文名>")
+    lines = config.read_text(encoding="utf-8").split("\n")
+    start = next(i for i, line in enumerate(lines) if re.fullmatch(r"\s*- locale: zh\s*", line))
+    indent = len(lines[start]) - len(lines[start].lstrip()) + 2  # the keys of the zh language's entry
+    end = start + 1
+    while end < len(lines) and (not lines[end].strip() or len(lines[end]) - len(lines[end].lstrip()) >= indent):
+        end += 1
+    entry = " " * (indent + 2) + yaml.safe_dump({section: zh}, allow_unicode=True, width=10**6).strip()
+    block = [i for i in range(start, end) if lines[i].strip() == "nav_translations:"]
+    if block:
+        at = block[0] + 1
+        while at < end and len(lines[at]) - len(lines[at].lstrip()) > indent and lines[at].strip():
+            at += 1
+        lines.insert(at, entry)
+    else:
+        while not lines[end - 1].strip():
+            end -= 1
+        lines[end:end] = [" " * indent + "nav_translations:", entry]
+    config.write_text("\n".join(lines), encoding="utf-8")
+    return f"nav: '{section}' is '{zh}' in the Chinese navigation (added to {config})"
+
+
+def run_once(root: Path, pages: list[Path]) -> list:
+    """Execute the new pages through the engine and its cache, going on past a failing cell: every failure
+    at once, each with its error (torchnotes.errors.CellsFailed); the build that follows reads the cache."""
+    settings = load_settings(root / "mkdocs.yml")
+    settings = replace(settings, root=root.resolve(), docs_dir=(root / settings.docs_dir.relative_to(settings.root)).resolve())
+    engine = Engine.from_settings(settings, probe(settings.path("requirements")), keep_going=True, log=lambda line: None)
+    return engine.run(pages).failures
 
 
 def nav_section(config: Path, section_dir: str) -> str:
@@ -116,6 +194,8 @@ def main(argv=None) -> int:
     parser.add_argument("source", type=Path, help="a sphinx-gallery .py file")
     parser.add_argument("path", help="section/name, without .md (e.g. tensors/tutorial)")
     parser.add_argument("--section", help="nav section title (default: the section already holding section/)")
+    parser.add_argument("--section-zh", help="the section's name in the Chinese navigation, when it has none yet")
+    parser.add_argument("--no-run", action="store_true", help="write the pages without running them once")
     parser.add_argument("--url", help="the tutorial's page on docs.pytorch.org, for its relative links "
                         "(default: from the file's path in a pytorch/tutorials checkout, *_source/...)")
     parser.add_argument("--root", type=Path, default=ROOT)
@@ -128,7 +208,8 @@ def main(argv=None) -> int:
     for target in targets.values():
         if target.exists():
             parser.error(f"{target} exists already")
-    links = Links(args.url or published_url(args.source), docs, rel, str(args.source))
+    source = args.url or published_url(args.source)
+    links = Links(source, docs, rel, str(args.source))
     try:
         title, description, body = convert(args.source, links)
     except (TutorialImportError, UnresolvedLink) as error:
@@ -138,14 +219,29 @@ def main(argv=None) -> int:
         print(f"link: {line}")
     for lang, text in (("en", body), ("zh", zh_twin(body))):
         targets[lang].parent.mkdir(parents=True, exist_ok=True)
-        targets[lang].write_text(front_matter(title, description) + text, encoding="utf-8")
+        targets[lang].write_text(front_matter(title, description, source) + text, encoding="utf-8")
         print(f"wrote {targets[lang]}")
+    for line in link_back(docs, rel, source, set(targets.values())):
+        print(f"link: {line}")
     config = args.root / "mkdocs.yml"
     section = args.section or nav_section(config, args.path.split("/")[0])
     add_to_nav(config, section, rel)
+    print(nav_translation(config, section, args.section_zh))
     for path in sync_pairs(docs, args.root / "notebooks", ["en", "zh"]):
         print(f"wrote {path}")
-    print(f"added {rel} to nav under '{section}'. Next: translate {targets['zh']} and remove {TRANSLATE_MARKER}")
+    print(f"added {rel} to nav under '{section}'")
+    if not args.no_run:
+        failures = run_once(args.root, list(targets.values()))
+        # The twins share their code and so their failures: each is reported once, under the English page.
+        for error in {e.details: e for e in reversed(failures)}.values():
+            print(error.message, file=sys.stderr)
+        if failures:
+            print(f"import: the pages are written, but they do not run on this torch: fix the cells above in both "
+                  f"{targets['en']} and {targets['zh']} (the code is the same), then build", file=sys.stderr)
+            return 1
+        print("ran the page once: every cell runs; its outputs are in the cache")
+    print(f"Next: translate {targets['zh']} and remove {TRANSLATE_MARKER}; until then the site shows it in English "
+          "under a notice")
     return 0
 
 

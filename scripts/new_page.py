@@ -84,7 +84,13 @@ def add_to_nav(config: Path, section: str, rel: str) -> None:
             at += 1
         lines.insert(at, f"      - {rel}")
     else:
-        lines += [header, f"      - {rel}"]
+        # At the end of the nav block, which need not be the end of the file.
+        end = start + 1
+        while end < len(lines) and (lines[end].startswith(" ") or not lines[end].strip()):
+            end += 1
+        while not lines[end - 1].strip():
+            end -= 1
+        lines[end:end] = [header, f"      - {rel}"]
     config.write_text("\n".join(lines) + "\n", encoding="utf-8")
 
 

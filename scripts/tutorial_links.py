@@ -1,31 +1,26 @@
 """Where the links of an imported sphinx-gallery tutorial point once it is a page of this site.
 
 A tutorial's relative links (`intro.html`, `../beginner/x_tutorial.html`, :doc:) and its :ref: roles are
-resolved against the page the tutorial has on docs.pytorch.org; a tutorial that a page of this site covers
-links to that page instead, when the page exists. Every rewrite is recorded, so the importer can print it.
+resolved against the page the tutorial has on docs.pytorch.org. A tutorial this site has imported links to
+its page here instead: every imported page records the tutorial's published URL as `source:` in its front
+matter (scripts/import_tutorial.py), and `site_sources` reads them, so the site itself is the table. Every
+rewrite is recorded, so the importer can print it.
 """
 
 from __future__ import annotations
 
+import posixpath
 import re
 from pathlib import Path, PurePosixPath
 from urllib.parse import urljoin, urlsplit
 
+import yaml
+
 PUBLISHED = "https://docs.pytorch.org/tutorials/"
-# Tutorials (by file name) that a page of this site covers: links to them go to the page, in the reader's language.
-SITE_PAGES = {
-    "tensorqs_tutorial": "tensors/creating.md",
-    "tensor_tutorial": "tensors/creating.md",
-    "autogradqs_tutorial": "autograd/graph.md",
-    "autograd_tutorial": "autograd/graph.md",
-    "data_tutorial": "data/datasets.md",
-    "buildmodel_tutorial": "modules/basics.md",
-    "what_is_state_dict": "modules/basics.md",
-    "optimization_tutorial": "losses/optim-schedulers.md",
-    "saveloadrun_tutorial": "saving/save-load.md",
-    "saving_loading_models": "saving/save-load.md",
-}
+# The tutorials' older host: their prose still links there, to the same pages.
+_HOSTS = ("docs.pytorch.org", "pytorch.org")
 _SOURCE_DIR = re.compile(r"^(\w+)_source$")
+_FRONT_MATTER = re.compile(r"\A---\n(.*?)\n---\n", re.S)
 
 
 class UnresolvedLink(Exception):
@@ -44,31 +39,58 @@ def published_url(source: Path) -> str | None:
     return None
 
 
+def tutorial_key(url: str) -> str | None:
+    """A published tutorial's URL without host, fragment and suffix (tutorials/beginner/x_tutorial), else None:
+    pytorch.org and docs.pytorch.org serve the same tutorials, linked with or without .html."""
+    parts = urlsplit(url)
+    if parts.netloc not in _HOSTS or not parts.path.startswith("/tutorials/"):
+        return None
+    return re.sub(r"\.html$", "", parts.path.strip("/"))
+
+
+def site_sources(docs: Path) -> dict[str, str]:
+    """{tutorial_key(source): page under docs/en/} of every page whose front matter names its `source:`."""
+    found = {}
+    for page in sorted((Path(docs) / "en").rglob("*.md")):
+        head = _FRONT_MATTER.match(page.read_text(encoding="utf-8"))
+        meta = yaml.safe_load(head.group(1)) if head else None
+        key = tutorial_key(meta["source"]) if isinstance(meta, dict) and isinstance(meta.get("source"), str) else None
+        if key:
+            found[key] = page.relative_to(Path(docs) / "en").as_posix()
+    return found
+
+
+def relative_link(page: str, target: str) -> str:
+    """The link from one page under docs/<lang>/ to another, as Markdown links between pages are written."""
+    return posixpath.relpath(target, posixpath.dirname(page) or ".")
+
+
 class Links:
     """Resolves link targets for one imported page (`page`: its path under docs/<lang>/, e.g. tutorials/x.md)."""
 
     def __init__(self, url: str | None, docs: Path, page: str, where: str):
         self.url, self.docs, self.page, self.where = url, docs, PurePosixPath(page), where
+        self.sources = site_sources(docs)  # the tutorials this site has imported, by published URL
         self.labels: dict[str, str] = {}  # this page's section ids and titles, filled in by the converter
         self.rewritten: list[str] = []  # "old -> new" lines for the import report
+        self.videos: list[str] = []  # watch URLs of the videos the tutorial embedded, now link lines
 
     def _note(self, old: str, new: str) -> str:
         self.rewritten.append(f"{old} -> {new}")
         return new
 
     def _site_page(self, absolute: str) -> str | None:
-        """A relative link to this site's page on the same topic, when there is one."""
-        path = urlsplit(absolute)
-        page = SITE_PAGES.get(PurePosixPath(path.path).stem)
-        if page is None or not (self.docs / "en" / page).exists():
-            return None
-        up = "../" * (len(self.page.parts) - 1)
-        return up + page
+        """A relative link to this site's import of the tutorial at `absolute`, when the site has one."""
+        page = self.sources.get(tutorial_key(absolute) or "")
+        return None if page is None else relative_link(str(self.page), page)
 
     def target(self, target: str) -> str:
         """A Markdown link target for an rST link target."""
         parts = urlsplit(target)
-        if parts.scheme or parts.netloc or target.startswith(("#", "mailto:")):
+        if parts.scheme or parts.netloc:
+            site = self._site_page(target)  # a tutorial of the series this site has imported
+            return target if site is None else self._note(target, site)
+        if target.startswith(("#", "mailto:")):
             return target
         if target.startswith("/"):  # from the tutorials' root (/_static/img/...)
             return self._note(target, PUBLISHED + target[1:])

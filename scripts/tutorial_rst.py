@@ -3,7 +3,9 @@
 pandoc parses the rST (headings, lists, tables, math, links, roles, directives) into its document tree; a
 filter here then rewrites what the site writes its own way: notes and warnings become Material admonitions,
 code blocks become fences the engine leaves alone, display math a `$$` block, links and :ref:/:doc: roles
-the targets of `tutorial_links.Links`, figures a link to the published image. pandoc writes the rest.
+the targets of `tutorial_links.Links`, figures a link to the published image, a video embedded with `.. raw::
+html` (YouTube, Bilibili) a link line to the video, and bold or italic text holding ``literals`` (which rST
+cannot nest) bold or italic text with code inside. pandoc writes the rest.
 """
 
 from __future__ import annotations
@@ -11,12 +13,14 @@ from __future__ import annotations
 import functools
 import json
 import re
+from html.parser import HTMLParser
+from urllib.parse import parse_qs, urlsplit
 
 try:
     import pypandoc
 except ImportError:  # not in requirements.txt: only importing needs it
     raise SystemExit("import_tutorial.py needs pandoc: .venv/bin/python -m pip install -r requirements-import.txt") from None
-from pandocfilters import Code, Link, Para, RawBlock, Str, stringify
+from pandocfilters import Code, Emph, Link, Para, RawBlock, Str, Strong, stringify
 from tutorial_links import Links
 
 ADMONITIONS = {"note": "note", "warning": "warning", "tip": "tip", "hint": "tip", "important": "info",
@@ -33,6 +37,40 @@ FLAVOUR = ("markdown+four_space_rule-auto_identifiers-smart-all_symbols_escapabl
 
 class TutorialImportError(Exception):
     """A construct the importer cannot convert; the message names the file, the line and what to do."""
+
+
+class _Embed(HTMLParser):
+    """The tags, attributes and text of a raw HTML block, read by the standard library's HTML parser."""
+
+    def __init__(self, html: str):
+        super().__init__()
+        self.tags: list[tuple[str, dict]] = []
+        self.text = ""
+        self.feed(html)
+        self.close()
+
+    def handle_starttag(self, tag, attrs):
+        self.tags.append((tag, dict(attrs)))
+
+    def handle_data(self, data):
+        self.text += data
+
+
+def video_url(html: str) -> tuple[str, str] | None:
+    """(site, watch URL) of a raw HTML block that only embeds one YouTube or Bilibili video (an iframe, perhaps
+    inside <div>s), else None: any other HTML still has no Markdown equivalent."""
+    embed = _Embed(html)
+    frames = [attrs for tag, attrs in embed.tags if tag == "iframe"]
+    if len(frames) != 1 or embed.text.strip() or any(tag not in ("div", "iframe") for tag, _ in embed.tags):
+        return None
+    src = urlsplit(frames[0].get("src") or "", scheme="https")
+    host, path = src.netloc.lower().removeprefix("www."), src.path
+    if host in ("youtube.com", "youtube-nocookie.com") and path.startswith("/embed/") and path[7:]:
+        return "YouTube", f"https://www.youtube.com/watch?v={path[7:].strip('/')}"
+    bvid = parse_qs(src.query).get("bvid", [""])[0]
+    if host == "player.bilibili.com" and bvid:
+        return "Bilibili", f"https://www.bilibili.com/video/{bvid}/"
+    return None
 
 
 def _fence(classes: list[str]) -> str:
@@ -111,7 +149,31 @@ class Filter:
                                    "in the .py file (or remove it) and import again")
 
     def rawblock(self, value):
-        raise self.fail(".. raw::", f"raw {value[0]} ('.. raw::')")
+        video = video_url(value[1]) if value[0] == "html" else None
+        if video is None:
+            raise self.fail(".. raw::", f"raw {value[0]} ('.. raw::')")
+        # The site loads nothing from other hosts (no iframe): the reader follows a link to the video.
+        site, url = video
+        self.links.rewritten.append(f".. raw:: html (a {site} iframe) -> a link line: {url}")
+        self.links.videos.append(url)
+        return Para([Str("Video"), {"t": "Space"}, Str("on"), {"t": "Space"}, Str(f"{site}:"), {"t": "Space"}, Link(["", [], []], [Str(url)], [url, ""])])
+
+    def strong(self, value):
+        return self._nested(value, Strong)
+
+    def emph(self, value):
+        return self._nested(value, Emph)
+
+    def _nested(self, value, kind):
+        """rST does not nest inline markup: in **the ``clone()`` method** the back-quotes are text. Their text
+        (plain, since nothing else nests either) read again as rST gives its code; the result is bold or italic."""
+        text = stringify(value)
+        if "``" not in text:
+            return None
+        blocks = parse(text)
+        if len(blocks) != 1 or blocks[0]["t"] != "Para":
+            return None
+        return kind(walk(blocks[0]["c"], self))
 
     def codeblock(self, value):
         (_, classes, _), text = value

@@ -49,3 +49,42 @@ def test_two_executions_of_every_page_agree(tmp_path, env, zygotes):
     assert again.count("run") == again.kernels
     differences = differing_outputs(build, again)
     assert differences == [], f"{len(differences)} outputs differ between two executions:\n" + "\n".join(differences)
+
+
+PROFILING_PAGE = '''---
+title: Profiling
+description: A page that profiles, as docs/en/advanced/performance.md does, without setting KINETO_LOG_LEVEL.
+---
+
+# Profiling
+
+```python
+import torch
+from torch.profiler import ProfilerActivity, profile
+
+model = torch.nn.Linear(4, 2)
+with profile(activities=[ProfilerActivity.CPU]) as prof:
+    model(torch.ones(3, 4)).sum().backward()
+print(sorted({event.name for event in prof.events() if event.name.startswith("aten::addmm")}))
+```
+'''
+
+
+def test_a_page_that_profiles_prints_the_same_twice_and_nothing_on_stderr(tmp_path, make_engine, monkeypatch):
+    """Kineto, the profiler's back-end, writes lines with a timestamp and the process id to stderr at every profile
+    (profiler_start, gpuGetDeviceCount failed) unless the kernel's environment quiets it (KINETO_LOG_LEVEL, set
+    and keyed by the engine): the page sets nothing and two executions print the same, stdout only."""
+    # ipykernel shows what C++ writes to the process's stderr as the cell's stderr, as in every build, except
+    # under pytest (it looks for this variable, which the kernels would inherit).
+    monkeypatch.delenv("PYTEST_CURRENT_TEST", raising=False)
+    page = tmp_path / "docs" / "en" / "profiling.md"
+    page.parent.mkdir(parents=True)
+    page.write_text(PROFILING_PAGE, encoding="utf-8")
+    first = make_engine().run([page])
+    again = make_engine(mode="force").run([page])
+    assert first.failures + again.failures == []
+    assert again.count("run") == again.kernels == 1
+    assert differing_outputs(first, again) == []
+    [outputs] = first.results[0].cell_outputs()
+    assert [o["output_type"] + ":" + o.get("name", "") for o in outputs] == ["stream:stdout"]
+    assert outputs[0]["text"] == "['aten::addmm']\n"

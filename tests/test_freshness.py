@@ -107,7 +107,7 @@ def stale_site(tmp_path_factory):
     src = fixture_copy(folder)
     # The fixture site ships no assets; the Zensical language menu (and the notice's link) needs the site's script.
     script = Path("assets") / "javascripts" / "language-switch.js"
-    (src / "docs" / script).parent.mkdir(parents=True)
+    (src / "docs" / script).parent.mkdir(parents=True, exist_ok=True)
     shutil.copy(ROOT / "docs" / script, src / "docs" / script)
     assert run(src, "translated", "--all").returncode == 0
     demo = src / "docs" / "en" / "demo.md"

@@ -9,22 +9,33 @@ from pathlib import Path
 import pytest
 import yaml
 
-from torchnotes.errors import UntranslatedPage
-from torchnotes.pages.checks import TRANSLATE_MARKER, check_pairs, check_translations, check_untranslated
+from torchnotes.engine.execute import error_kind
+from torchnotes.errors import CellFailed, KeptNotice, MissingModule, OutdatedApi, UnmarkedEnglish, UntranslatedPage
+from torchnotes.pages.checks import (
+    TRANSLATE_MARKER,
+    check_pairs,
+    check_translations,
+    check_untranslated,
+    untranslated_pages,
+)
 from torchnotes.pages.read import read_page
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "scripts"))
 
+from import_tutorial import convert, nav_translation  # noqa: E402
 from tutorial_links import Links, UnresolvedLink, published_url  # noqa: E402
 from tutorial_rst import TutorialImportError, convert_text  # noqa: E402
 
 SAMPLE = ROOT / "tests" / "fixtures" / "tutorial_sample.py"
 TUTORIALS = ROOT / "tests" / "fixtures" / "tutorials"
-# The three test tutorials (tests/fixtures/tutorials/README.md) and the page each becomes.
-IMPORTS = {"beginner_source/basics/tensors_series.py": "tutorials/series",
+# The test tutorials (tests/fixtures/tutorials/README.md) and the page each becomes, in the order imported: the
+# video page links to the series page before the series page is imported (the series' import links it back).
+IMPORTS = {"beginner_source/basics/modules_video.py": "tutorials/modules",
+           "beginner_source/basics/tensors_series.py": "tutorials/series",
            "beginner_source/basics/gradients.py": "tutorials/gradients",
            "recipes_source/recipes/state_dict_recipe.py": "tutorials/state-dict"}
+PUBLISHED = "https://docs.pytorch.org/tutorials/beginner/basics/"
 
 EXPECTED_EN = r"""---
 title: Tensors in a nutshell
@@ -80,16 +91,15 @@ def markdown(rst: str, tmp_path: Path, url="https://docs.pytorch.org/tutorials/b
 
 def test_import_writes_a_clean_page_pair(fixture_site):
     shutil.copy(ROOT / "mkdocs.yml", fixture_site / "mkdocs.yml")
-    done = run_import(fixture_site, SAMPLE, "tensors/sample")
+    done = run_import(fixture_site, SAMPLE, "tensors/sample", "--no-run")
     assert done.returncode == 0, done.stderr
     docs = fixture_site / "docs"
     en = (docs / "en/tensors/sample.md").read_text(encoding="utf-8")
     zh = (docs / "zh/tensors/sample.md").read_text(encoding="utf-8")
     assert en == EXPECTED_EN
-    # The zh twin: same text and code, plus the marker and a notice right under the title.
-    assert TRANSLATE_MARKER in zh
-    assert zh.replace(f"\n{TRANSLATE_MARKER}\n", "").replace(
-        '\n!!! info "本页尚未翻译"\n    下面仍是英文原文。翻译完成后，请删除本说明和上一行的标记。\n', "") == en
+    # The zh twin: the same text and code, and the marker right under the title (the site writes the notice).
+    assert zh == en.replace("{#sample_tutorial}\n", f"{{#sample_tutorial}}\n\n{TRANSLATE_MARKER}\n")
+    assert "nav: 'Tensors' is '张量' in the Chinese navigation" in done.stdout
     en_page, zh_page = read_page(docs / "en/tensors/sample.md"), read_page(docs / "zh/tensors/sample.md")
     code = [c.source for c in en_page.notebook.cells if c.cell_type == "code"]
     assert code == [c.source for c in zh_page.notebook.cells if c.cell_type == "code"]
@@ -101,19 +111,48 @@ def test_import_writes_a_clean_page_pair(fixture_site):
     assert tensors[-1] == "tensors/sample.md"
 
 
-def test_check_reports_the_untranslated_twin_until_the_marker_goes(fixture_site):
+def test_check_lists_the_untranslated_twin_and_keeps_the_notice_truthful(fixture_site):
     shutil.copy(ROOT / "mkdocs.yml", fixture_site / "mkdocs.yml")
-    assert run_import(fixture_site, SAMPLE, "tensors/sample").returncode == 0
+    assert run_import(fixture_site, SAMPLE, "tensors/sample", "--no-run", "--url", PUBLISHED + "sample.html").returncode == 0
     docs = fixture_site / "docs"
     zh = docs / "zh/tensors/sample.md"
-    [error] = check_untranslated(docs, ["en", "zh"])
-    assert isinstance(error, UntranslatedPage)
-    assert error.path == zh and error.line == zh.read_text(encoding="utf-8").splitlines().index(TRANSLATE_MARKER) + 1
-    assert str(zh) in error.message
+    assert f"\nsource: {PUBLISHED}sample.html\n" in zh.read_text(encoding="utf-8")
+    # Listed, not a failure: the site shows the page in English under a notice.
+    assert untranslated_pages(docs, ["en", "zh"]) == [zh] and check_untranslated(docs, ["en", "zh"]) == []
     cli = subprocess.run([sys.executable, "-m", "torchnotes", "check"], cwd=fixture_site, capture_output=True, text=True)
-    assert cli.returncode == 1 and "not translated yet" in cli.stderr and str(Path("docs/zh/tensors/sample.md")) in cli.stderr
-    zh.write_text(zh.read_text(encoding="utf-8").replace(TRANSLATE_MARKER, ""), encoding="utf-8")
-    assert check_untranslated(docs, ["en", "zh"]) == []
+    assert f"untranslated: {Path('docs/zh/tensors/sample.md')} (shown in English" in cli.stderr
+    assert "UntranslatedPage" not in cli.stderr and str(Path("docs/zh/tensors/sample.md")) + ":" not in cli.stderr
+    # A translated line under the marker: the notice would tell readers the page is English.
+    text = zh.read_text(encoding="utf-8")
+    zh.write_text(text.replace("## A second section", "## 第二节"), encoding="utf-8")
+    [error] = check_untranslated(docs, ["en", "zh"])
+    marker = text.splitlines().index(TRANSLATE_MARKER) + 1
+    assert isinstance(error, UntranslatedPage) and error.path == zh and error.line == marker
+    assert f"line {text.splitlines().index('## A second section') + 1} is translated" in error.message
+    # The marker deleted, the English text of the import left: not "translated" by deleting one line.
+    zh.write_text(text.replace(TRANSLATE_MARKER, ""), encoding="utf-8")
+    [error] = check_untranslated(docs, ["en", "zh"])
+    assert isinstance(error, UnmarkedEnglish) and "no line of its prose is in 'zh'" in error.message
+    # Translated, marker gone, the notice's words left behind by hand: the site writes that notice itself.
+    zh.write_text(text.replace(TRANSLATE_MARKER, "本页尚未翻译，以下为英文原文。").replace("## A second section", "## 第二节"),
+                  encoding="utf-8")
+    [error] = check_untranslated(docs, ["en", "zh"])
+    assert isinstance(error, KeptNotice) and error.line == marker and untranslated_pages(docs, ["en", "zh"]) == []
+    zh.write_text(text.replace(TRANSLATE_MARKER, "").replace("## A second section", "## 第二节"), encoding="utf-8")
+    assert check_untranslated(docs, ["en", "zh"]) == [] and untranslated_pages(docs, ["en", "zh"]) == []
+
+
+def test_nav_translation_of_a_new_section_is_written_or_asked_for(tmp_path):
+    config = tmp_path / "mkdocs.yml"
+    shutil.copy(ROOT / "tests/fixtures/site/mkdocs.yml", config)
+    asked = nav_translation(config, "Tutorials", None)
+    assert "'Tutorials' has no Chinese name yet" in asked and "--section-zh" in asked
+    assert nav_translation(config, "Tutorials", "教程") == f"nav: 'Tutorials' is '教程' in the Chinese navigation (added to {config})"
+    assert nav_translation(config, "Recipes", "食谱").startswith("nav: 'Recipes' is '食谱'")
+    languages = next(p["i18n"] for p in yaml.safe_load(config.read_text())["plugins"] if "i18n" in p)["languages"]
+    assert languages[1]["nav_translations"] == {"Tutorials": "教程", "Recipes": "食谱"}
+    assert "nav_translations" not in languages[0]
+    assert nav_translation(config, "Tutorials", None) == "nav: 'Tutorials' is '教程' in the Chinese navigation"
 
 
 def test_unknown_directive_fails_naming_it_and_its_line(fixture_site, tmp_path):
@@ -123,6 +162,37 @@ def test_unknown_directive_fails_naming_it_and_its_line(fixture_site, tmp_path):
     assert done.returncode == 1
     assert f"{source}:7: the '.. youtube::' directive has no Markdown equivalent" in done.stderr
     assert not (fixture_site / "docs/en/tutorials/bad.md").exists()
+
+
+def test_raw_html_that_is_not_a_video_still_fails_naming_its_line(fixture_site, tmp_path):
+    source = tmp_path / "raw.py"
+    source.write_text('"""\nTitle\n=====\n\nText.\n\n.. raw:: html\n\n   <div><iframe src="https://example.org/x">'
+                      '</iframe><p>and text</p></div>\n"""\n\nimport torch\n', encoding="utf-8")
+    done = run_import(fixture_site, source, "tutorials/raw", "--url", "https://docs.pytorch.org/tutorials/x.html")
+    assert done.returncode == 1
+    assert f"{source}:7: raw html ('.. raw::') has no Markdown equivalent here; rewrite it by hand" in done.stderr
+    assert not (fixture_site / "docs/en/tutorials/raw.md").exists()
+
+
+@pytest.mark.parametrize("iframe, url", [
+    ('<iframe width="560" src="https://www.youtube.com/embed/M0fX15_-xrY" allowfullscreen></iframe>',
+     "https://www.youtube.com/watch?v=M0fX15_-xrY"),
+    ('<iframe src="//player.bilibili.com/player.html?bvid=BV1GJ411x7h7&page=1" frameborder="no"></iframe>',
+     "https://www.bilibili.com/video/BV1GJ411x7h7/"),
+])
+def test_a_video_embed_becomes_a_link_line(tmp_path, iframe, url):
+    text, links = markdown(f"Watch it.\n\n.. raw:: html\n\n   <div style=\"margin:1px\">\n     {iframe}\n   </div>\n\n"
+                           "After.\n", tmp_path)
+    site = "YouTube" if "youtube" in url else "Bilibili"
+    assert f"Watch it.\n\nVideo on {site}: <{url}>\n\nAfter." in text
+    assert "iframe" not in text
+    assert f".. raw:: html (a {site} iframe) -> a link line: {url}" in links.rewritten and links.videos == [url]
+
+
+def test_bold_and_italic_text_with_literals_get_code_inside(tmp_path):
+    text, _ = markdown("**Call ``clone()`` first** and *then ``x.add_(1)``*; **plain bold** stays.\n", tmp_path)
+    assert "**Call `clone()` first** and *then `x.add_(1)`*; **plain bold** stays." in text
+    assert "``" not in text
 
 
 def test_missing_module_says_to_pin_it_or_drop_the_import(fixture_site):
@@ -139,17 +209,23 @@ def test_missing_module_says_to_pin_it_or_drop_the_import(fixture_site):
 
 def test_breadcrumb_links_go_to_the_published_tutorials_or_this_sites_page(tmp_path):
     (tmp_path / "docs/en/saving").mkdir(parents=True)
-    (tmp_path / "docs/en/saving/save-load.md").write_text("# Saving\n")
+    # An imported page: its front matter names the tutorial it came from, which is how links find it.
+    (tmp_path / "docs/en/saving/save-load.md").write_text(
+        f"---\ntitle: Saving\ndescription: Saving.\nsource: {PUBLISHED}saveloadrun_tutorial.html\n---\n\n# Saving\n")
+    (tmp_path / "docs/en/tutorials").mkdir(parents=True)
+    (tmp_path / "docs/en/tutorials/data.md").write_text(
+        "---\ntitle: Data\ndescription: Data.\nsource: https://pytorch.org/tutorials/beginner/basics/data_tutorial\n---\n")
     text, links = markdown("`Learn the Basics <intro.html>`_ || `Save <saveloadrun_tutorial.html>`_ || "
-                           "`Blitz <../blitz/autograd_tutorial.html#x>`_ || :doc:`/recipes/recipes/timer`", tmp_path)
+                           "`Blitz <../blitz/autograd_tutorial.html#x>`_ || :doc:`/recipes/recipes/timer` || "
+                           "`Data <https://pytorch.org/tutorials/beginner/basics/data_tutorial.html#loading>`__", tmp_path)
     assert ("[Learn the Basics](https://docs.pytorch.org/tutorials/beginner/basics/intro.html) || "
             "[Save](../saving/save-load.md) || "
             "[Blitz](https://docs.pytorch.org/tutorials/beginner/blitz/autograd_tutorial.html#x) || "
-            "[timer](https://docs.pytorch.org/tutorials/recipes/recipes/timer.html)") in text
+            "[timer](https://docs.pytorch.org/tutorials/recipes/recipes/timer.html) || [Data](data.md)") in text
     assert "intro.html -> https://docs.pytorch.org/tutorials/beginner/basics/intro.html" in links.rewritten
     assert "saveloadrun_tutorial.html -> ../saving/save-load.md" in links.rewritten
-    # Without this site's page the link goes to the published tutorial.
-    (tmp_path / "docs/en/saving/save-load.md").unlink()
+    # A page on the same topic that was not imported from the tutorial (no source:) is no target.
+    (tmp_path / "docs/en/saving/save-load.md").write_text("---\ntitle: Saving\ndescription: Saving.\n---\n\n# Saving\n")
     text, _ = markdown("`Save <saveloadrun_tutorial.html>`_", tmp_path)
     assert "[Save](https://docs.pytorch.org/tutorials/beginner/basics/saveloadrun_tutorial.html)" in text
 
@@ -186,34 +262,96 @@ def test_short_underline_and_note_body_on_the_next_line_read_as_docutils_does(tm
     assert "!!! note\n    -   one\n    -   two" in text
 
 
+def test_description_is_the_first_real_sentence_not_the_video_line(tmp_path):
+    source = TUTORIALS / "beginner_source/basics/modules_video.py"
+    links = Links(published_url(source), tmp_path / "docs", "tutorials/modules.md", str(source))
+    title, description, _ = convert(source, links)
+    assert (title, description) == ("Modules in a series", "A module holds parameters and says how its inputs become outputs.")
+
+
+@pytest.mark.parametrize("ename, evalue, kind", [
+    ("TypeError", "profile.__init__() got an unexpected keyword argument 'use_cuda'", OutdatedApi),
+    ("AttributeError", "module 'torch' has no attribute 'symeig'", OutdatedApi),
+    ("ImportError", "cannot import name 'Variable' from 'torch.nn'", OutdatedApi),
+    ("TypeError", "'NoneType' object is not subscriptable", OutdatedApi),
+    ("RuntimeError", "shape '[2, 2]' is invalid for input of size 3", CellFailed),
+    ("ZeroDivisionError", "division by zero", CellFailed),
+    ("ModuleNotFoundError", "No module named 'torchvision'", MissingModule),
+])
+def test_an_api_change_is_told_apart_from_other_failures(ename, evalue, kind):
+    assert error_kind(ename, evalue) is kind
+
+
 def test_second_title_fails(tmp_path):
     with pytest.raises(TutorialImportError, match="a second top-level title 'Again'"):
         markdown("Text.\n\nAgain\n=====\n", tmp_path)
 
 
-# --- three tutorials, one command each, built with MkDocs and Zensical ------------------------------------
+def test_import_runs_the_page_once_and_reports_every_failing_cell(fixture_site):
+    done = run_import(fixture_site, TUTORIALS / "beginner_source/basics/outdated_api.py", "tutorials/outdated",
+                      "--section-zh", "教程")
+    assert done.returncode == 1, done.stdout + done.stderr
+    en = Path("docs/en/tutorials/outdated.md")
+    assert f"{en}: 3 code cell(s) fail: 2, 3, 4" in done.stderr
+    # Each failing cell with its own error, its place and what to do; the twin's same failures are not repeated.
+    api = "This looks like an API change, not an error the example means to show: update the code"
+    for cell, error in ((2, "TypeError: profile.__init__() got an unexpected keyword argument 'use_cuda'"),
+                        (3, "RuntimeError: This function was deprecated since version 1.9 and is now removed."),
+                        (4, "TypeError: 'NoneType' object is not subscriptable")):
+        assert re.search(rf"{re.escape(str(en))}:\d+ \(code cell {cell}\): {re.escape(error)}[^\n]*\n +-> {api}", done.stderr)
+    assert done.stderr.count(api) == 3 and "(code cell 5)" not in done.stderr
+    assert "fix the cells above in both" in done.stderr
+    assert (fixture_site / "docs/zh/tutorials/outdated.md").exists()  # kept for the fix
+
+
+# --- the test tutorials, one command each, built with MkDocs and Zensical ---------------------------------
+
+
+def with_katex(src: Path) -> None:
+    """The site's math set-up (KaTeX, its start-up script, the site's CSS) in a copy of the fixture site."""
+    assets = src / "docs" / "assets"
+    shutil.copytree(ROOT / "docs/assets/katex", assets / "katex")
+    for name in ("javascripts/katex-init.js", "stylesheets/extra.css"):
+        (assets / name).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(ROOT / "docs/assets" / name, assets / name)
+    config = src / "mkdocs.yml"
+    config.write_text(config.read_text(encoding="utf-8") + "extra_css:\n  - assets/katex/katex.min.css\n"
+                      "  - assets/stylesheets/extra.css\nextra_javascript:\n  - assets/katex/katex.min.js\n"
+                      "  - assets/javascripts/katex-init.js\n", encoding="utf-8")
 
 
 @pytest.fixture(scope="module")
 def imported(tmp_path_factory):
-    """The fixture site with the three tutorials imported and a page this site has on saving, built both ways."""
+    """The fixture site with KaTeX and the test tutorials imported, and a page imported from the official
+    "Save & Load Model" tutorial before them, built both ways."""
     src = tmp_path_factory.mktemp("imported") / "site-src"
     shutil.copytree(ROOT / "tests" / "fixtures" / "site", src)
-    for lang in ("en", "zh"):  # the page the breadcrumb's "Save & Load Model" resolves to
+    with_katex(src)
+    for lang in ("en", "zh"):  # the page the breadcrumb's "Save & Load Model" resolves to, by its source:
         (src / f"docs/{lang}/saving").mkdir(parents=True)
-        (src / f"docs/{lang}/saving/save-load.md").write_text("---\ntitle: Saving\ndescription: Saving.\n---\n\n# Saving\n")
+        (src / f"docs/{lang}/saving/save-load.md").write_text(
+            f"---\ntitle: Saving\ndescription: Saving.\nsource: {PUBLISHED}saveloadrun_tutorial.html\n---\n\n# Saving\n")
     logs = {}
-    for source, path in IMPORTS.items():
-        done = run_import(src, TUTORIALS / source, path)
-        assert done.returncode == 0, done.stderr
+    for number, (source, path) in enumerate(IMPORTS.items()):
+        done = run_import(src, TUTORIALS / source, path, *(["--section-zh", "教程"] if number == 0 else []))
+        assert done.returncode == 0, done.stdout + done.stderr
         logs[path] = done.stdout
     built = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "-d", str(src / "build/site")],
                            cwd=src, capture_output=True, text=True, timeout=600)
     assert built.returncode == 0, built.stderr[-3000:]
+    logs["mkdocs"] = built.stderr
     zensical = subprocess.run([sys.executable, "-m", "torchnotes", "zensical", "--site-dir", "build/zensical"],
                               cwd=src, capture_output=True, text=True, timeout=600)
     assert zensical.returncode == 0, zensical.stdout[-2000:] + zensical.stderr[-3000:]
     return src, logs
+
+
+def test_the_import_ran_each_page_so_the_build_reads_the_cache(imported):
+    src, logs = imported
+    for path in IMPORTS.values():
+        assert "ran the page once: every cell runs" in logs[path]
+        for lang in ("en", "zh"):
+            assert re.search(rf"docs/{lang}/{path}\.md +[0-9.]+ s +cached\n", logs["mkdocs"]), (lang, path)
 
 
 @pytest.mark.parametrize("build", ["site", "zensical"])
@@ -221,6 +359,7 @@ def imported(tmp_path_factory):
 def test_imported_pages_build_with_outputs_and_resolved_links(imported, build, path):
     src, _ = imported
     page = read_page(src / "docs/en" / f"{path}.md")
+    assert page.meta["source"].startswith("https://docs.pytorch.org/tutorials/")
     executed = [c for c in page.notebook.cells if c.cell_type == "code" and "skip-execution" not in c.metadata.get("tags", [])]
     for lang in ("", "zh/"):
         html = (src / "build" / build / lang / path / "index.html").read_text(encoding="utf-8")
@@ -229,14 +368,100 @@ def test_imported_pages_build_with_outputs_and_resolved_links(imported, build, p
         for href in re.findall(r'href="([^"]+)"', article):
             assert not href.endswith(".html") or href.startswith("https://"), f"{lang}{path}: relative link {href}"
         assert "`__" not in article and ":ref:" not in article and ":doc:" not in article
-        assert ("本页尚未翻译" in article) == (lang == "zh/")
+        assert "<iframe" not in article and "``" not in article
 
 
-def test_series_page_links_in_the_page_and_to_this_sites_page(imported):
+@pytest.mark.parametrize("build", ["site", "zensical"])
+def test_the_untranslated_twin_reads_as_english_under_a_notice(imported, build):
+    src, _ = imported
+    site = src / "build" / build
+    for path in IMPORTS.values():
+        en, zh = (site / path / "index.html").read_text(encoding="utf-8"), (site / "zh" / path / "index.html").read_text(encoding="utf-8")
+        assert '<html lang="zh"' in zh and "本页尚未翻译" not in en and "nb-untranslated" not in en
+        notice = re.search(r'<div class="nb-untranslated"[^>]*>(.*?)</div>\s*</div>', zh, re.S).group(1)
+        assert "本页尚未翻译，以下为英文原文。" in notice
+        href = re.search(r'<a data-nb-rebase href="([^"]+)" hreflang="en">', notice).group(1)
+        assert (site / "zh" / path / href / "index.html").resolve() == (site / path / "index.html").resolve()
+        # Everything after the notice is the English text, marked as such; the title stays above it.
+        body = zh[zh.index('<div lang="en">'):zh.index("</article>")]
+        english = en[en.index("<article"):en.index("</article>")]
+        first_paragraph = re.search(r"<p>(?!Outputs generated)(.*?)</p>", english.split("</h1>", 1)[1], re.S).group(1)
+        assert first_paragraph.replace('href="../', 'href="') in body.replace('href="../', 'href="')
+        assert zh.index("<h1") < zh.index("nb-untranslated") < zh.index('<div lang="en">')
+    # The new section has its Chinese name in the Chinese navigation.
+    nav = (site / "zh/tutorials/modules/index.html").read_text(encoding="utf-8")
+    assert re.search(r'md-nav__link[^>]*>\s*(?:<span[^>]*>\s*)?教程', nav)
+
+
+def test_series_pages_link_to_each_other_and_to_this_sites_pages(imported):
     src, logs = imported
     for build in ("site", "zensical"):
-        html = (src / "build" / build / "tutorials/series/index.html").read_text(encoding="utf-8")
-        assert 'id="numpy-bridge"' in html and '<a href="#numpy-bridge">Bridge with NumPy</a>' in html
-        assert '<a href="../../saving/save-load/">Save &amp; Load Model</a>' in html
+        for lang in ("", "zh/"):
+            series = (src / "build" / build / lang / "tutorials/series/index.html").read_text(encoding="utf-8")
+            assert 'id="numpy-bridge"' in series and '<a href="#numpy-bridge">Bridge with NumPy</a>' in series
+            assert '<a href="../../saving/save-load/">Save &amp; Load Model</a>' in series
+            # Imported first, the video page linked to the official series page; the series' import linked it here.
+            modules = (src / "build" / build / lang / "tutorials/modules/index.html").read_text(encoding="utf-8")
+            assert '<a href="../series/">Tensors</a>' in modules
     assert "saveloadrun_tutorial.html -> ../saving/save-load.md" in logs["tutorials/series"]
+    assert "tensors_series.html -> https://docs.pytorch.org/tutorials/beginner/basics/tensors_series.html" in logs["tutorials/modules"]
+    assert (f"link: {src / 'docs/en/tutorials/modules.md'}: {PUBLISHED}tensors_series.html -> series.md"
+            in logs["tutorials/series"])
     assert ":ref:`saving_loading_tutorial` -> kept as text" in logs["tutorials/state-dict"]
+
+
+def test_the_video_page_has_a_link_line_bold_code_and_a_real_description(imported):
+    src, logs = imported
+    text = (src / "docs/en/tutorials/modules.md").read_text(encoding="utf-8")
+    assert "description: A module holds parameters and says how its inputs become outputs.\n" in text
+    assert "Video on YouTube: <https://www.youtube.com/watch?v=abcDEF12345>" in text
+    assert "**Call `clone()` before changing a copy**" in text
+    assert ".. raw:: html (a YouTube iframe) -> a link line: https://www.youtube.com/watch?v=abcDEF12345" in logs["tutorials/modules"]
+    for build in ("site", "zensical"):
+        html = (src / "build" / build / "tutorials/modules/index.html").read_text(encoding="utf-8")
+        assert "<strong>Call <code>clone()</code> before changing a copy</strong>" in html
+        assert '<a href="https://www.youtube.com/watch?v=abcDEF12345">' in html
+
+
+# Every formula a reader sees on a page (one in a closed tab has no box to measure), typeset by KaTeX: the boxes
+# KaTeX draws (its SVGs and the glyph boxes of .mord; not its rules, which \vdots uses as 0 px wide struts) that
+# are 0 px wide. A formula KaTeX could not typeset (no .katex-html) counts as broken.
+_ZERO_WIDTH = """() => [...document.querySelectorAll('.arithmatex')].filter(el => el.checkVisibility()).map(el => ({
+  tex: (el.querySelector('annotation') || el).textContent.slice(0, 80),
+  typeset: !!el.querySelector('.katex-html'),
+  zero: [...el.querySelectorAll('.katex-html svg, .katex-html .mord:not([class*="rule"])')]
+          .filter(e => e.getBoundingClientRect().width === 0).length,
+}))"""
+
+
+@pytest.mark.browser
+def test_every_page_loads_cleanly_and_every_formula_has_width_in_both_builds(browser, imported):
+    """Console errors and uncaught exceptions on every page of the fixture site (its MkDocs build once threw
+    "Cannot read properties of undefined (reading 'split')" on each), and every formula in both generators
+    (Zensical's theme once drew \\vec's arrow 0 px wide)."""
+    from browser_support import Recorder, SiteServer, site_pages
+
+    src, _ = imported
+    formulas = {}
+    for build in ("site", "zensical"):
+        site = src / "build" / build
+        with SiteServer(site) as server:
+            context = browser.new_context()
+            try:
+                tab = context.new_page()
+                log = Recorder().attach(tab)
+                for rel in site_pages(site):
+                    log.navigating()
+                    log.clear()
+                    tab.goto(server.url(rel), wait_until="load")
+                    tab.wait_for_function("() => !document.querySelector('.arithmatex:not(:has(.katex))')", timeout=10_000)
+                    tab.wait_for_timeout(150)  # the search worker starts after load
+                    assert log.console_errors + log.page_errors == [], f"{build} {rel}"
+                    for formula in tab.evaluate(_ZERO_WIDTH):
+                        formulas.setdefault(build, []).append((rel, formula))
+            finally:
+                context.close()
+    for build, found in formulas.items():
+        assert [f for f in found if not f[1]["typeset"] or f[1]["zero"]] == [], build
+        assert sum("\\vec" in f[1]["tex"] for f in found) >= 2, build  # the gradients page, in both languages
+    assert len(formulas["site"]) == len(formulas["zensical"]) >= 10

@@ -8,8 +8,8 @@ import sys
 
 from helpers import code, page
 
-from torchnotes.ci.summary import summary
-from torchnotes.pages.checks import page_paths, sync_pairs
+from torchnotes.ci.summary import summary, untranslated_summary
+from torchnotes.pages.checks import TRANSLATE_MARKER, page_paths, sync_pairs, untranslated_pages
 
 
 def pages_of(site):
@@ -79,3 +79,18 @@ def test_a_missing_report_is_an_error_not_an_empty_summary(tmp_path):
     shutil.copy(tmp_path / ".cache/torchnotes/report.json", tmp_path / "main-report.json")
     kept = torchnotes("summary", "--against", "main-report.json")
     assert kept.returncode == 0 and "None: every page shows the same outputs as on main." in kept.stdout
+
+
+def test_the_summary_lists_the_pages_not_translated_yet(tmp_path):
+    docs = tmp_path / "docs"
+    for lang, rel, body in (("en", "tutorials/a.md", ""), ("zh", "tutorials/a.md", TRANSLATE_MARKER),
+                            ("en", "b.md", ""), ("zh", "b.md", "已翻译。"), ("zh", "c.md", f"  {TRANSLATE_MARKER}  ")):
+        (docs / lang / rel).parent.mkdir(parents=True, exist_ok=True)
+        (docs / lang / rel).write_text(f"# T\n\n{body}\n", encoding="utf-8")
+    pages = untranslated_pages(docs, ["en", "zh"])
+    assert pages == [docs / "zh/c.md", docs / "zh/tutorials/a.md"]
+    text = untranslated_summary(pages, docs)
+    assert text.splitlines()[1:] == ["#### Not translated yet", "",
+                                     "Shown in English under a notice until a translator removes the marker:", "",
+                                     "- `zh/c.md`", "- `zh/tutorials/a.md`"]
+    assert untranslated_summary([], docs) == ""

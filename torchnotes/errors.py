@@ -60,7 +60,26 @@ class InvalidTags(NotebookError):
 
 
 class UntranslatedPage(NotebookError):
-    hint = "Translate the page (prose, comments and printed labels; code stays the same), then delete the marker line."
+    """A translated (or half-translated) page that still carries the "to translate" marker: readers would be told
+    the text below is the English original."""
+
+    hint = ("Finish the translation (prose, comments and printed labels; code stays the same), then delete the marker "
+            "line: the notice 「本页尚未翻译」 goes with it.")
+
+
+class UnmarkedEnglish(NotebookError):
+    """An imported twin whose prose has no word of its language and no "to translate" marker: the English text
+    passed off as translated by deleting the marker."""
+
+    hint = ("Put the '<!-- torchnotes: to translate -->' marker back under the title (the site then tells readers the "
+            "page is the English original), or translate the page.")
+
+
+class KeptNotice(NotebookError):
+    """A page with the text of the untranslated notice but no marker: the site writes that notice itself."""
+
+    hint = ("Delete the notice from the page: the site shows it by itself on a page that carries the "
+            "'<!-- torchnotes: to translate -->' marker, and only there.")
 
 
 class InvalidCell(NotebookError):
@@ -70,6 +89,19 @@ class InvalidCell(NotebookError):
 class CellFailed(NotebookError):
     hint = ("Fix the code, or if the error is the point of the example, tag the cell "
             "tags=[\"raises-exception\"] raises=\"<ExceptionType>\".")
+
+
+class OutdatedApi(CellFailed):
+    """A cell fails the way code written for an older PyTorch fails: an argument, attribute or name that is gone."""
+
+    hint = ("This looks like an API change, not an error the example means to show: update the code to what this "
+            "PyTorch release offers (its release notes name the replacement). A raises-exception tag would only hide it.")
+
+
+class CellsFailed(NotebookError):
+    """Every failing cell of a page run to its end (the importer's first run): one error each, in details."""
+
+    hint = "Fix each cell listed below, then build again."
 
 
 class MissingModule(CellFailed):

@@ -44,6 +44,9 @@ EN = {
                      "revised, the English page is the reference.",
     "stale_unrecorded": "There is no record of which version of the <a href=\"{url}\" hreflang=\"{lang}\">English page</a> this page translates.",
     "stale_diff": "What changed in the English page",
+    # At the top of a twin not translated yet (the importer's marker): the reader gets the English text.
+    "untranslated_title": "Not translated yet",
+    "untranslated": "This page is not translated yet; the original follows. <a data-nb-rebase href=\"{url}\" hreflang=\"{lang}\">The original page</a>",
     "script_header": ("From PyTorch Notes ({source}), as a plain script: `python {source_py}` prints what the page "
                       "shows under its cells.\nThe page's outputs were made with PyTorch {torch} on {device}."),
     "colab": "Open in Colab",
@@ -122,6 +125,8 @@ ZH = {
     "stale_changed": "本页翻译完成后，<a href=\"{url}\" hreflang=\"{lang}\">英文原文</a>又有了改动。译文修订之前，请以英文原文为准。",
     "stale_unrecorded": "没有记录本页译自<a href=\"{url}\" hreflang=\"{lang}\">英文原文</a>的哪个版本。",
     "stale_diff": "英文原文的改动",
+    "untranslated_title": "本页尚未翻译",
+    "untranslated": "本页尚未翻译，以下为英文原文。<a data-nb-rebase href=\"{url}\" hreflang=\"{lang}\">查看英文页面</a>",
     "script_header": ("来自 PyTorch 笔记（{source}）的纯 Python 脚本：`python {source_py}` 会打印页面上各单元格下方的输出。\n"
                       "页面上的输出由 PyTorch {torch} 在 {device} 上生成。"),
     "colab": "在 Colab 中打开",

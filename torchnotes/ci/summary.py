@@ -62,3 +62,13 @@ def changed_outputs(pages: list[dict], before: list[dict], cache: Cache) -> list
 
 def _by_number(outputs: dict[str, list]) -> dict[int, list]:
     return {cell_number(cell_id): outs for cell_id, outs in outputs.items()}
+
+
+def untranslated_summary(pages: list[Path], docs_dir: Path) -> str:
+    """The twins not translated yet (torchnotes.pages.checks.untranslated_pages), for the pull request's summary:
+    they are published in English under a notice, and wait for a translator."""
+    if not pages:
+        return ""
+    lines = ["", "#### Not translated yet", "", "Shown in English under a notice until a translator removes the marker:", ""]
+    lines += [f"- `{Path(page).relative_to(docs_dir).as_posix()}`" for page in pages]
+    return "\n".join(lines) + "\n"

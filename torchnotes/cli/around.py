@@ -9,12 +9,12 @@ from pathlib import Path
 
 from torchnotes.ci.shards import matrix, plan, previous_durations
 from torchnotes.ci.shards import merge as merge_caches
-from torchnotes.ci.summary import summary
+from torchnotes.ci.summary import summary, untranslated_summary
 from torchnotes.engine.cache import Cache
 from torchnotes.engine.environment import probe
 from torchnotes.engine.scheduler import Engine, current_keys
 from torchnotes.errors import ReportMissing
-from torchnotes.pages.checks import page_paths
+from torchnotes.pages.checks import page_paths, untranslated_pages
 from torchnotes.pages.freshness import Ledger, stale_summary
 from torchnotes.settings import Settings
 from torchnotes.versions.run import FAILED_DIR, compared_keys, merge_states
@@ -83,6 +83,7 @@ def summarise(s: Settings, args) -> int:
             return 2
     print(summary(folder / "report.json", Cache(folder), args.against), end="")
     print(stale_summary(Ledger(s.root, s.docs_dir, s.languages).stale()), end="")
+    print(untranslated_summary(untranslated_pages(s.docs_dir, s.languages), s.docs_dir), end="")
     return 0
 
 

@@ -32,12 +32,15 @@ print(json.dumps({
 
 
 # Set in every kernel whatever the shell says: one thread per kernel (kernels run side by side, and float sums
-# stay in one order) and a fixed hash seed.
+# stay in one order), a fixed hash seed, and a quiet profiler back-end: Kineto otherwise writes lines with a
+# timestamp and the process id to stderr at each profile (profiler_start, gpuGetDeviceCount failed), which
+# differ on every run. Kineto reads the level when torch loads it, so the zygote gets it too (kernel_env).
 FIXED_VARIABLES = {
     "PYTHONHASHSEED": "0",
     "OMP_NUM_THREADS": "1",
     "MKL_NUM_THREADS": "1",
     "PYDEVD_DISABLE_FILE_VALIDATION": "1",
+    "KINETO_LOG_LEVEL": "6",
 }
 # Variables that change what PyTorch computes or prints; their values as the kernel sees them are in the cache
 # key (README, "How the build works"). Others (PATH, HOME, ...) are not: they would make every machine a miss.
@@ -45,6 +48,7 @@ KEYED_VARIABLES = (
     "PYTHONHASHSEED", "OMP_NUM_THREADS", "MKL_NUM_THREADS", "CUBLAS_WORKSPACE_CONFIG", "CUDA_VISIBLE_DEVICES",
     "CUDA_LAUNCH_BLOCKING", "PYTORCH_CUDA_ALLOC_CONF", "NVIDIA_TF32_OVERRIDE", "TORCH_ALLOW_TF32_CUBLAS_OVERRIDE",
     "TORCH_SHOW_CPP_STACKTRACES", "TORCH_LOGS", "ATEN_CPU_CAPABILITY", "MKL_CBWR", "KMP_DETERMINISTIC_REDUCTION",
+    "KINETO_LOG_LEVEL",
 )
 
 

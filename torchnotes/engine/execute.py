@@ -26,6 +26,7 @@ from torchnotes.engine.zygote import Zygote, ZygoteFailed
 from torchnotes.errors import (
     BuildTimeout,
     CellFailed,
+    CellsFailed,
     CellTimeout,
     ExpectedErrorMismatch,
     ExpectedErrorMissing,
@@ -34,6 +35,7 @@ from torchnotes.errors import (
     KernelStartFailed,
     MissingModule,
     NotebookError,
+    OutdatedApi,
     OutputTooLarge,
     PageTimeout,
 )
@@ -62,6 +64,7 @@ class Options:
     zygote: Zygote | None = None  # forks the kernels (torchnotes.engine.zygote); None: each kernel starts from scratch
     extensions_dir: Path | None = None  # torch's JIT extension cache, kept with the execution cache
     fonts: str = ""  # fonts.font_fingerprint: a kernel rescans matplotlib's fonts when it changes
+    keep_going: bool = False  # run every cell past a failing one and report them all (CellsFailed)
 
 
 def kernel_env(options: Options) -> dict[str, str]:
@@ -101,6 +104,8 @@ async def execute_page(page: Page, options: Options, display_path: str | None = 
     result.cell_seconds = run.seconds
     record_outputs = run.notebook.cells.pop().get("outputs", [])
     result.outputs = {c.id: cap_cell(normalise([dict(o) for o in c.get("outputs", [])])) for c in run.notebook.cells}
+    if result.error is None and options.keep_going:
+        result.error = run.failed_cells(result.outputs)
     if result.error is None:
         result.error = run.check_outputs(result.outputs)
     if result.error is None:
@@ -144,7 +149,7 @@ class _PageRun:
         managers = {} if options.zygote is None else {"kernel_manager_class": options.zygote.kernel_manager_class}
         return NotebookClient(
             self.notebook, **managers, config=config, kernel_name=options.kernel,
-            timeout=self.page.timeout or options.timeout, allow_errors=False, record_timing=False,
+            timeout=self.page.timeout or options.timeout, allow_errors=options.keep_going, record_timing=False,
             resources={"metadata": {"path": str(self.page.path.parent.resolve())}},
             extra_arguments=[f"--IPKernelApp.exec_files={[str(SETUP_FILE)]}", "--HistoryManager.enabled=False"],
             # The clock runs from the execute request to its reply: on_cell_complete fires before the cell has run.
@@ -172,9 +177,8 @@ class _PageRun:
         except DeadKernelError as error:
             return self.fail(KernelDied, f"the kernel died while running this cell ({error})")
         except CellExecutionError as error:
-            # A package the page imports is not installed: the fix is in requirements.txt, not in the cell's tags.
-            kind = MissingModule if error.ename == "ModuleNotFoundError" else CellFailed
-            return self.fail(kind, f"{error.ename}: {strip_ansi(error.evalue)}", _tail(error.traceback))
+            return self.fail(error_kind(error.ename, strip_ansi(error.evalue)), f"{error.ename}: {strip_ansi(error.evalue)}",
+                             _tail(error.traceback))
         except (TimeoutError, asyncio.TimeoutError):
             spent = time.perf_counter() - begin
             if build_limited:
@@ -188,6 +192,27 @@ class _PageRun:
                                                  f"{error.__class__.__name__}: {error}")
         return None
 
+    def failed_cells(self, outputs: dict) -> NotebookError | None:
+        """Under keep_going: one error for every cell that raised without a raises-exception tag, or None."""
+        found, first = [], None
+        for index, cell in enumerate(self.cells):
+            errors = [o for o in outputs.get(cell.id, []) if o.get("output_type") == "error"]
+            if not errors or "raises-exception" in cell.metadata.get("tags", []):
+                continue
+            ename, evalue = errors[0]["ename"], strip_ansi(errors[0]["evalue"])
+            kind = error_kind(ename, evalue)
+            evalue = evalue.strip().split("\n", 1)[0]  # the rest is in the traceback's tail
+            if first is not None and ename in ("NameError", "UnboundLocalError"):
+                kind, evalue = CellFailed, f"{evalue} (probably because code cell {first} failed)"
+            line = self.lines[index] if index < len(self.lines) else None
+            found.append(kind(self.shown, f"{ename}: {evalue}", cell=index + 1, line=line,
+                              details=_tail("\n".join(errors[0].get("traceback", [])), 8)))
+            first = first or index + 1
+        if not found:
+            return None
+        return CellsFailed(self.shown, f"{len(found)} code cell(s) fail: " + ", ".join(str(e.cell) for e in found),
+                           details="\n".join(e.message for e in found))
+
     def check_outputs(self, outputs: dict) -> NotebookError | None:
         """What the cells printed, checked: expected errors, missing glyphs, the page's size limit."""
         error = _check_expected_errors(self.shown, self.cells, outputs, self.lines, self.options.cuda)
@@ -200,6 +225,27 @@ class _PageRun:
                     self.shown, f"the page's outputs reach {total:,} bytes at this cell, over the limit of {PAGE_LIMIT:,}",
                     cell=index + 1, line=self.lines[index] if index < len(self.lines) else None)
         return error
+
+
+# What code written for an older release raises: an argument, attribute or name the API no longer has.
+_API_CHANGE = {
+    # A value that is None where an older release returned a tensor (zero_grad() sets .grad to None since 2.0).
+    "TypeError": re.compile(r"unexpected keyword argument|got an invalid combination of arguments|"
+                            r"takes \d+ positional arguments? but \d+ (?:was|were) given|missing \d+ required|"
+                            r"'NoneType' object is not (?:subscriptable|iterable|callable)"),
+    "AttributeError": re.compile(r"has no attribute"),
+    "ImportError": re.compile(r"cannot import name"),
+    "RuntimeError": re.compile(r"\b(?:deprecated|no longer supported|has been removed)\b"),
+}
+
+
+def error_kind(ename: str, evalue: str) -> type[CellFailed]:
+    """The error type of a cell that raised: a package that is not installed (the fix is in requirements.txt), an
+    API change (the fix is in the code), or a failure (the code, or a raises-exception tag when it is the point)."""
+    if ename == "ModuleNotFoundError":
+        return MissingModule
+    pattern = _API_CHANGE.get(ename.rsplit(".", 1)[-1])
+    return OutdatedApi if pattern is not None and pattern.search(evalue) else CellFailed
 
 
 async def _within(coroutine, limit: float | None):

@@ -36,7 +36,8 @@ class Engine:
                  timeout: int = 300, kernel: str = "python3", memory_limit_mb: int = 0, mode: str = "auto",
                  page_timeout: float = 900, build_timeout: float = 0, fork: bool = True,
                  packages: dict[str, str] | None = None, python: str = sys.executable,
-                 log: Callable[[str], None] = print, reader: Reader | None = None, zygotes: Zygotes | None = None):
+                 log: Callable[[str], None] = print, reader: Reader | None = None, zygotes: Zygotes | None = None,
+                 keep_going: bool = False):
         if mode not in ("auto", "force", "off"):
             raise ValueError(f"execution mode must be auto, force or off, not {mode!r}")
         self.cache = cache
@@ -48,7 +49,7 @@ class Engine:
         extensions = cache.folder / "extensions" / f"torch-{env.torch}-py{env.python}"
         self.options = Options(kernel=kernel, timeout=timeout, memory_limit_mb=memory_limit_mb, cuda=env.cuda,
                                page_timeout=page_timeout, root=self.root, extensions_dir=extensions,
-                               fonts=env.fonts)
+                               fonts=env.fonts, keep_going=keep_going)
         self.build_timeout = build_timeout
         self.fork = fork  # kernels forked from a zygote that has imported torch (torchnotes.engine.zygote)
         self.zygotes = zygotes  # a session's (kept across its builds); without, one zygote per build

@@ -152,6 +152,17 @@ def banner(stale: StaleTranslation, lang: str, rel: Path) -> str:
     return '<div class="nb-stale" data-search-exclude markdown>\n\n' + "\n".join(lines) + "\n</div>\n"
 
 
+def source_page_url(rel: Path) -> str:
+    """The link from a translation's source file at `rel` (under its language's folder) to the English page at
+    the same path, relative to the source file's folder as Zensical reads links in raw HTML; an <a> that carries
+    REBASE is moved to the page's own URL by the MkDocs adapter, as MkDocs leaves raw HTML as it is."""
+    return "../" * len(rel.parts) + _page_url(rel)
+
+
+# On a raw HTML link written relative to the page's source file (see source_page_url).
+REBASE = "data-nb-rebase"
+
+
 def _page_url(rel: Path) -> str:
     """The English page's address under directory URLs, relative to the site root."""
     folder = rel.parent if rel.stem == "index" else rel.with_suffix("")

@@ -36,7 +36,8 @@ TAGS = {
 CELL_OPTIONS = {"tags", "raises", "match", "reason"}
 # Blank-line bookkeeping jupytext adds to round-trip a file; not options of ours.
 JUPYTEXT_LAYOUT_KEYS = ("lines_to_next_cell", "lines_to_end_of_cell_marker")
-FRONT_MATTER = {"title": str, "description": str, "timeout": int}
+# source: the published tutorial an imported page came from (scripts/import_tutorial.py); its links resolve to it.
+FRONT_MATTER = {"title": str, "description": str, "timeout": int, "source": str}
 REQUIRED_FRONT_MATTER = ("title", "description")
 _EXCEPTION_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 _CODE_FENCE = re.compile(r"^```\s*(python3?|py3)?\b.*$")

@@ -28,6 +28,7 @@ from torchnotes.errors import BuildFailed
 from torchnotes.generators.mkdocs.config import NotebooksConfig
 from torchnotes.generators.mkdocs.kept_html import KeptHtml
 from torchnotes.generators.mkdocs.kept_search import KeptSearch
+from torchnotes.pages.freshness import REBASE
 from torchnotes.pages.glossary import GlossaryError
 from torchnotes.publish import search_expand, search_index
 from torchnotes.publish.tree import Published, Publisher, Session
@@ -116,6 +117,10 @@ class NotebooksPlugin(BasePlugin[NotebooksConfig]):
     def on_page_content(self, html, page, config, files):
         if self.kept is not None:
             self.kept.page = None
+        # A link the publish step wrote relative to the page's source file (freshness.source_page_url): under
+        # directory URLs a page other than index.md sits one folder below its source file.
+        if config.use_directory_urls and page.file.name != "index" and REBASE in html:
+            html = html.replace(f'<a {REBASE} href="', f'<a {REBASE} href="../')
         return html
 
     # Around Material's search plugin (0): pages whose entries are kept are not indexed again.
