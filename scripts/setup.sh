@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Create .venv and install the pinned requirements (idempotent; fast when nothing changed).
+# Create .venv and install the pinned requirements (idempotent; fast when nothing changed: delete
+# .venv/.torchnotes-setup to make pip check the environment again).
 # Installs Debian's CJK fonts when missing (the zh figures need them). With --browser, also what the browser
 # tests need: Chromium (Debian's, or Playwright's on Ubuntu) and axe-core from npm. With --pdf, only Chromium
 # (what scripts/build_pdf.sh prints the books with).
@@ -8,7 +9,14 @@ cd "$(dirname "$0")/.."
 if [ ! -x .venv/bin/python ]; then
   python3 -m venv .venv
 fi
-.venv/bin/python -m pip install --quiet --disable-pip-version-check -r requirements.txt
+# pip checks ~30 pins and rebuilds the editable install of torchnotes (~15 s) on every call: done again only
+# when requirements.txt or this checkout's place changed since it last succeeded here.
+stamp=".venv/.torchnotes-setup"
+want="$(sha256sum requirements.txt | cut -d' ' -f1) $PWD"
+if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
+  .venv/bin/python -m pip install --quiet --disable-pip-version-check -r requirements.txt
+  echo "$want" > "$stamp"
+fi
 # The Chinese pages' figures have Chinese titles and labels: matplotlib needs a CJK font at build time
 # (Debian's package, never a CDN).
 if ! fc-list 2>/dev/null | grep -qi "Noto Sans CJK"; then
