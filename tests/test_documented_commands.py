@@ -239,7 +239,9 @@ def ran(tmp_path_factory, built_site, request) -> dict[str, Command]:
     checkout would). built_site: this checkout's execution cache is full before the clone takes a copy."""
     clone = clone_worktree(tmp_path_factory.mktemp("documented") / "repo")
     shutil.copytree(ROOT / ".cache" / "torchnotes", clone / ".cache" / "torchnotes")
-    env = _environment(request.config.cache.mkdir("torchnotes-envs"))
+    # The older releases' environments of this clone's own (an environment names the venv it sees: one made for
+    # another clone would be made again, under another test's feet).
+    env = _environment(clone.parent / "envs")
     # Only the commands of the selected tests (`-k build_pdf` runs that one), still in document order.
     selected = {item.callspec.params["command"].text for item in request.session.items
                 if getattr(item, "callspec", None) and "command" in item.callspec.params}
