@@ -6,6 +6,9 @@
 # (what scripts/build_pdf.sh prints the books with).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# grep reads fc-list's whole output: with -q it would stop at the first match, fc-list would die of SIGPIPE, and
+# under pipefail the fonts would count as missing (apt-get then ran at random, and two at once fail on its lock).
+has_cjk_font() { fc-list : family 2>/dev/null | grep -i "Noto Sans CJK" >/dev/null; }
 if [ ! -x .venv/bin/python ]; then
   python3 -m venv .venv
 fi
@@ -19,7 +22,7 @@ if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
 fi
 # The Chinese pages' figures have Chinese titles and labels: matplotlib needs a CJK font at build time
 # (Debian's package, never a CDN).
-if ! fc-list 2>/dev/null | grep -qi "Noto Sans CJK"; then
+if ! has_cjk_font; then
   sudo=""
   if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi
   $sudo apt-get update -qq
@@ -33,12 +36,12 @@ if [ "${1:-}" = "--browser" ] || [ "${1:-}" = "--pdf" ]; then
   browser_from="$(bash scripts/browser_source.sh)"
   echo "setup.sh: Chromium for the browser tests from: $browser_from"
   if [ "$browser_from" = "debian" ]; then
-    if ! command -v chromium >/dev/null || ! fc-list 2>/dev/null | grep -qi "Noto Sans CJK"; then
+    if ! command -v chromium >/dev/null || ! has_cjk_font; then
       $sudo apt-get update -qq
       DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq chromium fonts-noto-cjk >/dev/null
     fi
   else
-    if ! fc-list 2>/dev/null | grep -qi "Noto Sans CJK"; then
+    if ! has_cjk_font; then
       $sudo apt-get update -qq
       DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq fonts-noto-cjk >/dev/null
     fi

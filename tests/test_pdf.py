@@ -38,6 +38,8 @@ def book(tmp_path_factory):
         skip_or_fail("no Chromium at /usr/bin/chromium (scripts/setup.sh --pdf installs it)")
     src = tmp_path_factory.mktemp("pdf") / "site-src"
     shutil.copytree(ROOT / "tests" / "fixtures" / "site", src)
+    # The fixture's pages have math: the book renders it with the site's KaTeX, as the real site ships it.
+    shutil.copytree(ROOT / "docs" / "assets" / "katex", src / "docs" / "assets" / "katex")
     for lang, title in (("en", "Big output"), ("zh", "大量输出")):
         (src / "docs" / lang / "big.md").write_text(f"---\ntitle: {title}\ndescription: x\n---\n\n# {title}\n\n{BIG}")
     config = src / "mkdocs.yml"

@@ -66,7 +66,7 @@ def test_shards_run_one_after_another_in_one_checkout_cover_every_page_once(tmp_
     (tmp_path / "mkdocs.yml").write_text("site_name: t\nplugins:\n  - torchnotes:\n      languages: [en]\n")
     for i in range(4):
         # p0 is the long page: alone in one shard, by the durations of a whole build.
-        page(tmp_path / "docs", f"en/p{i}.md", code(f"import time\ntime.sleep({1.0 if i == 0 else 0})\nprint({i})"))
+        page(tmp_path / "docs", f"en/p{i}.md", code(f"import time\ntime.sleep({2.0 if i == 0 else 0})\nprint({i})"))
     sync_pairs(tmp_path / "docs", tmp_path / "notebooks", ["en"])
 
     def executed(*args):

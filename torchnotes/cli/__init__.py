@@ -10,7 +10,6 @@ from pathlib import Path
 from nbconvert.filters import strip_ansi
 
 from torchnotes import gpu as recorded
-from torchnotes.ci.shards import export, previous_durations, split
 from torchnotes.cli.around import (
     all_pages,
     cache_arguments,
@@ -29,10 +28,9 @@ from torchnotes.cli.around import (
     versions,
     versions_arguments,
 )
-from torchnotes.engine.explain import explain
-from torchnotes.engine.results import PageResult, Report
-from torchnotes.engine.scheduler import Engine, current_keys
-from torchnotes.errors import BuildFailed, GeneratorFailed, NotebookError, RecordingNeedsCuda
+from torchnotes.cli.execute import execute, execute_arguments
+from torchnotes.engine.scheduler import Engine
+from torchnotes.errors import BuildFailed, GeneratorFailed, NotebookError
 from torchnotes.pages.checks import (
     check_pairs,
     check_translations,
@@ -48,7 +46,7 @@ from torchnotes.pages.safety import check_prose
 from torchnotes.pages.tokens import check_tokens
 from torchnotes.settings import Settings
 from torchnotes.settings import load as load_settings
-from torchnotes.versions.run import compared_keys, pinned_torch
+from torchnotes.versions.run import pinned_torch
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -116,75 +114,6 @@ def check(s: Settings, args) -> int:
     return 1 if errors else 0
 
 
-def execute(s: Settings, args) -> int:
-    env = environment(s)
-    pages = args.pages or all_pages(s)
-    machine = None
-    if args.record:
-        # Probe first: a machine without CUDA stops here, before any page runs.
-        machine = recorded.probe_machine()
-        if machine.gpu_count == 0 and args.record_tag == recorded.TAG:
-            error = RecordingNeedsCuda(recorded.STORE_DIR, f"no CUDA device on this machine (torch {machine.torch}, "
-                                                           f"{machine.torch_build})")
-            print(error.message, file=sys.stderr)
-            return 2
-        if not args.pages:
-            pages = recorded.pages_with(pages, args.record_tag)
-    engine = Engine.from_settings(s, env, jobs=args.jobs or s.jobs or None, mode="force" if args.force else "auto",
-                                  page_timeout=args.page_timeout, build_timeout=args.build_timeout)
-    if args.explain:
-        for path in pages:
-            print(explain(engine, path))
-        return 0
-    report_path = args.report or engine.cache.folder / "report.json"
-    # Every shard plans from the same durations, those of the last whole build: a shard's own report goes beside
-    # it, so which shard ran last never changes the split.
-    plan_from = report_path
-    if args.shard and not args.report:
-        report_path = engine.cache.folder / "shards" / "report-{}-of-{}.json".format(*args.shard)
-    # Every check before any kernel starts: a broken page is reported at once, not after the others ran.
-    problems = check_translations(s.docs_dir, s.languages) + check_pairs(s.docs_dir, notebooks_dir(s), s.languages,
-                                                                                 engine.reader)
-    if problems:
-        for error in problems:
-            print(error.message, file=sys.stderr)
-        Report(env, [PageResult(engine.shown(e.path), "failed", error=e) for e in problems], 0.0, kernels=0).write(report_path)
-        print(f"{len(problems)} problem(s) found before execution; nothing was run")
-        return 1
-    if args.shard:
-        pages = split(pages, *args.shard, previous_durations(plan_from, s.root), root=s.root)
-    report = _run_reporting_crashes(engine, pages, report_path)
-    print(report.summary_line())
-    report.write(report_path)
-    if args.copy_cache:
-        copied = export(engine.cache, report.used_keys, args.copy_cache)
-        report.write(args.copy_cache / "report.json")
-        print(f"copied {copied} cache entries of this run to {args.copy_cache} "
-              f"(on the merging machine: python -m torchnotes merge {args.copy_cache}/ ...)")
-    if machine is not None:
-        store = recorded.Store(s.root / recorded.STORE_DIR, s.docs_dir)
-        for path in recorded.record(report.results, store, machine, tag=args.record_tag):
-            print(f"recorded {path}")
-    for error in report.failures:
-        print(error.message, file=sys.stderr)
-    if args.prune and not report.failures:
-        keep = report.used_keys | current_keys(engine, all_pages(s)) | compared_keys(s, all_pages(s))
-        removed = engine.cache.prune(keep)
-        engine.reader.prune()
-        print(f"pruned {len(removed)} unused cache entries")
-    return 1 if report.failures else 0
-
-
-def _run_reporting_crashes(engine: Engine, pages: list[Path], report_path: Path) -> Report:
-    try:
-        return engine.run(pages)
-    except BaseException as crash:
-        # The PR summary must not read an older report, or none, as "0 failed".
-        crashed = PageResult("(build)", "failed", error=NotebookError("(build)", f"the build stopped: {crash!r}"))
-        Report(engine.env, [crashed], 0.0, kernels=0).write(report_path)
-        raise
-
-
 def run_page(s: Settings, args) -> int:
     report = Engine.from_settings(s, environment(s), jobs=1, mode="auto").run([args.page])
     result = report.results[0]
@@ -220,14 +149,6 @@ def render(s: Settings, args) -> int:
 # ------------------------------------------------------------------------------------------------
 # Their arguments.
 
-def parse_shard(text: str) -> tuple[int, int]:
-    k, _, n = text.partition("/")
-    k, n = int(k), int(n)
-    if not 1 <= k <= n:
-        raise argparse.ArgumentTypeError(f"shard must be k/n with 1 <= k <= n, got {text}")
-    return k, n
-
-
 def _no_arguments(command) -> None:
     pass
 
@@ -235,24 +156,6 @@ def _no_arguments(command) -> None:
 def _check_arguments(command) -> None:
     command.add_argument("--strict-gpu", action="store_true",
                          help="stale or missing GPU recordings (recorded/) are errors, not warnings")
-
-
-def _execute_arguments(command) -> None:
-    command.add_argument("pages", nargs="*", type=Path)
-    command.add_argument("--force", action="store_true", help="ignore the cache")
-    command.add_argument("--jobs", type=int)
-    command.add_argument("--shard", type=parse_shard, help="k/n: execute only the k-th of n balanced shards")
-    command.add_argument("--report", type=Path, help="where to write the JSON report (default: <cache_dir>/report.json)")
-    command.add_argument("--record", action="store_true", help="on a CUDA machine: write the needs-cuda outputs into "
-                                                               "recorded/ (default pages: those with needs-cuda cells)")
-    # Tests record their own tag on CPU through this same path (recorded.TEST_TAG); not for pages.
-    command.add_argument("--record-tag", default=recorded.TAG, help=argparse.SUPPRESS)
-    command.add_argument("--explain", action="store_true", help="say for each page why it is a cache hit or miss; run nothing")
-    command.add_argument("--copy-cache", type=Path, metavar="DIR",
-                         help="also copy the entries this run used, and its report, into DIR: a shard folder to merge")
-    command.add_argument("--prune", action="store_true", help="after a good build, remove entries no current page uses")
-    command.add_argument("--page-timeout", type=float, default=900, help="seconds for a whole page (default 900; 0: none)")
-    command.add_argument("--build-timeout", type=float, default=0, help="seconds for the whole build (default: none)")
 
 
 def _page_argument(command) -> None:
@@ -274,7 +177,7 @@ COMMANDS = {
     "check": (check, "translations, notebook pairs, front matter, tags, safe prose, tokens, glossary; GPU recordings",
               _check_arguments),
     "execute": (execute, "execute pages through the cache and write the report (--explain: why each is a hit or miss)",
-                _execute_arguments),
+                execute_arguments),
     "run": (run_page, "execute one page and print its cells with their outputs", _page_argument),
     "translated": (translated, "mark translations as up to date with their English page (translations/ledger.yml)",
                    translated_arguments),

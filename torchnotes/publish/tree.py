@@ -31,7 +31,6 @@ from torchnotes.errors import BuildFailed, NotebookError
 from torchnotes.gpu import STORE_DIR, Store, provenance_text
 from torchnotes.pages import tokens
 from torchnotes.pages.checks import (
-    TRANSLATE_MARKER,
     as_paired,
     check_translations,
     notebook_text,
@@ -39,24 +38,24 @@ from torchnotes.pages.checks import (
     paired_notebook,
     paired_text,
 )
-from torchnotes.pages.freshness import Ledger, banner, source_page_url
+from torchnotes.pages.freshness import Ledger, banner
 from torchnotes.pages.read import Page, Reader
 from torchnotes.publish.render import Conversions, RenderContext, render_markdown
 from torchnotes.publish.report import REPORT_MARKER, report_markdown
 from torchnotes.publish.script import Scripts, script_name
+from torchnotes.publish.untranslated import untranslated
 from torchnotes.settings import Settings
 from torchnotes.storage import file_digest, write_atomically
 from torchnotes.strings import strings
 from torchnotes.versions.changes import CHANGES_MARKER, DRIFT_REPORT, changes_markdown, compare, drift_report
 
-# Front matter the generators read; the rest (timeout) is the engine's business.
-PUBLISHED_META = ("title", "description")
+PUBLISHED_META = ("title", "description")  # front matter the generators read; the rest is the engine's
 
 
 @dataclass
 class Session:
-    """What one `mkdocs serve` keeps across its rebuilds, so that a rebuild redoes only what changed: the pages
-    read (Reader), the outputs and paragraphs converted (Conversions) and the zygotes (their torch imported)."""
+    """What one preview keeps across its rebuilds, so that a rebuild redoes only what changed: the pages read
+    (Reader), the outputs and paragraphs converted (Conversions) and the zygotes (their torch imported)."""
 
     reader: Reader
     conversions: Conversions = field(default_factory=Conversions)
@@ -172,8 +171,7 @@ class Publisher:
         if REPORT_MARKER in body:
             gpu = recorded.report_markdown(recorded.report_rows(self.store, s.docs_dir, lang, reader=self.reader), lang)
             body = body.replace(REPORT_MARKER, report_markdown(report, lang, s.root, s.docs_dir) + "\n" + gpu)
-        if lang != s.languages[0] and any(line.strip() == TRANSLATE_MARKER for line in body.split("\n")):
-            body = untranslated(body, lang, s.languages[0], rel_in_lang)
+        body = untranslated(body, lang, s.languages[0], rel_in_lang)
         stale = self.stale.get(source.resolve())
         if stale is not None:
             body = _after_title(body, banner(stale, lang, rel_in_lang))
@@ -291,22 +289,6 @@ def copy_if_changed(src: Path, dst: Path) -> bool:
     dst.parent.mkdir(parents=True, exist_ok=True)
     shutil.copyfile(src, dst)
     return True
-
-
-def untranslated(markdown: str, lang: str, source_lang: str, rel: Path) -> str:
-    """A twin that is still the original text: a notice for the reader under the title, with a link to the
-    original page, and the text after it marked as the original's language (lang="en"), so that screen readers,
-    hyphenation and fonts treat it as English although the page is <html lang="zh">."""
-    w = strings(lang)
-    lines = [line for line in markdown.split("\n") if line.strip() != TRANSLATE_MARKER]
-    title = next((i for i, line in enumerate(lines) if line.startswith("# ")), -1)
-    head, rest = lines[: title + 1], "\n".join(lines[title + 1:]).strip("\n")
-    text = w["untranslated"].format(url=source_page_url(rel), lang=source_lang)
-    # Raw HTML link, as in the stale banner (torchnotes/pages/freshness.py): generators resolve a Markdown link
-    # outside the language's folder differently. The notice is about the page, so outside the search index.
-    notice = (f'<div class="nb-untranslated" data-search-exclude markdown>\n\n!!! info "{w["untranslated_title"]}"\n\n'
-              f"    {text}\n\n</div>")
-    return "\n".join(head) + f'\n\n{notice}\n\n<div lang="{source_lang}" markdown>\n\n{rest}\n\n</div>\n'
 
 
 def _after_title(markdown: str, line: str) -> str:

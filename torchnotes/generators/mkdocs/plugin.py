@@ -117,11 +117,9 @@ class NotebooksPlugin(BasePlugin[NotebooksConfig]):
     def on_page_content(self, html, page, config, files):
         if self.kept is not None:
             self.kept.page = None
-        # A link the publish step wrote relative to the page's source file (freshness.source_page_url): under
-        # directory URLs a page other than index.md sits one folder below its source file.
-        if config.use_directory_urls and page.file.name != "index" and REBASE in html:
-            html = html.replace(f'<a {REBASE} href="', f'<a {REBASE} href="../')
-        return html
+        # Links written relative to the source file (freshness.source_page_url): directory URLs put pages one deeper.
+        return html.replace(f'<a {REBASE} href="', f'<a {REBASE} href="../') if (
+            config.use_directory_urls and page.file.name != "index") else html
 
     # Around Material's search plugin (0): pages whose entries are kept are not indexed again.
     @event_priority(100)
