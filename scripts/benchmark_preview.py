@@ -108,7 +108,7 @@ def tables(seconds: dict[str, list[float]]) -> dict[str, str]:
         "zh": ("| 预览（`mkdocs serve`） | 实测，秒 | 目标 | 结果 |\n|---|--:|---|---|\n"
                f"| 修改一句正文，从保存文件到页面显示新内容 | {spread(seconds['prose'])} | ≤ {TARGET:g} 秒 | "
                f"{'达成' if met else '未达成'} |\n"
-               f"| 新增一个代码单元，从保存文件到页面显示它的输出 | {spread(seconds['code'])} | | |\n"),
+               f"| 新增一个代码单元格，从保存文件到页面显示它的输出 | {spread(seconds['code'])} | | |\n"),
     }
 
 

@@ -48,7 +48,7 @@ def test_outputs_in_both_languages(built):
         assert image and (site / lang_dir / "demo" / image.group(1)).is_file()
         assert "In&nbsp;[" not in html and "In [" not in html and "\x1b[" not in html
         assert "tabbed-set" in html and 'class="arithmatex"' in html  # pymdownx still works on notebook pages
-    assert "此单元需要 CUDA 设备" in (site / "zh/demo/index.html").read_text()
+    assert "此代码单元格需要 CUDA 设备" in (site / "zh/demo/index.html").read_text()
     # Same code in both languages, but the page's expected error shows a traceback quoting its source lines,
     # and the comments differ: each language runs once so each shows its own comments (issue 16, item 2).
     assert "2 kernels" in log

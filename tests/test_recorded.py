@@ -212,13 +212,13 @@ def test_reader_view_html_and_provenance(recorded_page):
     page_ = read_page(path)
     shown = recorded.cell_html(store.lookup(page_, 2), "en", "<pre>recorded 42</pre>")
     assert 'class="nb-output nb-output--recorded"' in shown and "Recorded on CPU" in shown
-    assert recorded.cell_html(Missing(2), "zh", "").startswith('<p class="nb-note nb-note--cuda" data-search-exclude>此单元需要 CUDA')
+    assert recorded.cell_html(Missing(2), "zh", "").startswith('<p class="nb-note nb-note--cuda" data-search-exclude>此代码单元格需要 CUDA')
     line = recorded.provenance_text(store, page_, "en", tag=TEST_TAG)
     assert line.startswith("GPU cells 2, 4 recorded on CPU")
     edit(path, "print('plain')", "print('plain!')")
     page_ = read_page(path)
     assert 'class="nb-note nb-note--stale"' in recorded.cell_html(store.lookup(page_, 4), "en")
-    assert recorded.provenance_text(store, page_, "zh", tag=TEST_TAG).endswith("已过期的 GPU 单元：4")
+    assert recorded.provenance_text(store, page_, "zh", tag=TEST_TAG).endswith("已过期的 GPU 代码单元格：4")
     assert recorded.provenance_text(store, read_page(write_page(path.parents[2], [("1", "")], "zh")), "zh") == ""
 
 

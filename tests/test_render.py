@@ -77,7 +77,7 @@ def test_needs_cuda_on_gpu_shows_output(tmp_path):
 
 def test_notice_is_translated(tmp_path):
     md, _ = render(tmp_path, code("x", 'tags=["needs-cuda"]'), [[]], lang="zh")
-    assert "此单元需要 CUDA 设备" in md
+    assert "此代码单元格需要 CUDA 设备" in md
 
 
 def test_remove_and_hide_tags(tmp_path):
