@@ -26,6 +26,7 @@ import signal
 import subprocess
 import threading
 import time
+import urllib.error
 import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -195,24 +196,33 @@ def _serve(text: str, clone: Path, env: dict, limit: float = 400) -> dict:
             announced = [m.group(0) for line in lines for m in [URL.search(line)] if m]
             if announced:
                 base = announced[-1]
-                wanted = [base]
-                if "scripts/serve.sh" in text:
+                wanted, follow = [base], True  # the address a server announces may redirect (a login cookie)
+                if "scripts/serve.sh" in text:  # the README's promise, as written: each language at its root
                     origin = re.match(r"https?://[^/]+", base).group(0)
-                    wanted = [origin + "/", origin + "/zh/"]
+                    wanted, follow = [origin + "/", origin + "/zh/"], False
                 for url in wanted:
-                    statuses[url] = _fetch(url, deadline)
+                    statuses[url] = _fetch(url, deadline, follow)
             time.sleep(0.5)
     finally:
         _stop(process, reader)
     return {"statuses": statuses, "output": "".join(lines)[-4000:], "returncode": process.returncode}
 
 
-def _fetch(url: str, deadline: float) -> int | str:
+class _NoRedirect(urllib.request.HTTPRedirectHandler):
+    def redirect_request(self, *args, **kwargs):
+        return None  # a redirect is an answer: "/ redirects to /pytorch-notes/" is not "the site at /"
+
+
+def _fetch(url: str, deadline: float, follow: bool) -> int | str:
+    """The page's HTTP status, asked again only while the server is not answering yet (still building)."""
+    opener = urllib.request.build_opener(*(() if follow else (_NoRedirect,)))
     while True:
         try:
-            with urllib.request.urlopen(url, timeout=30) as answer:
+            with opener.open(url, timeout=30) as answer:
                 return answer.status
-        except Exception as error:  # noqa: BLE001 - the server may still be building: ask again until the deadline
+        except urllib.error.HTTPError as error:
+            return error.code
+        except OSError as error:  # refused or reset: the server is not listening yet
             if time.monotonic() > deadline:
                 return repr(error)
             time.sleep(1)
