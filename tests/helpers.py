@@ -52,24 +52,17 @@ def header_links(html_file: Path, css: str) -> set[str]:
 
 
 def clone_worktree(target: Path, *, link: tuple[str, ...] = ("node_modules",)) -> Path:
-    """A git clone of this checkout at target, with the working tree's uncommitted and new (not ignored) files laid
-    over it and its deleted files removed, so a clone tests what is being changed, not only the last commit. Its
-    .venv is layered over this checkout's (scripts/layered_venv.py: every package, and its own editable install of
-    the clone's torchnotes); the ignored folders in link (npm's packages) are linked."""
-    import shutil
+    """A snapshot of this checkout at target (scripts/run_workflow.py's: a git clone with the working tree's
+    uncommitted, new and deleted files laid over it), whose .venv is layered over this checkout's
+    (scripts/layered_venv.py: every package, and its own editable install of the clone's torchnotes); the ignored
+    folders in link (npm's packages) are linked."""
     import subprocess
     import sys
 
-    subprocess.run(["git", "clone", "--quiet", "--no-hardlinks", str(ROOT), str(target)], check=True)
-    listed = subprocess.run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"], cwd=ROOT,
-                            capture_output=True, check=True).stdout.decode().split("\0")
-    present = {name for name in listed if name and (ROOT / name).is_file()}
-    for name in present:
-        (target / name).parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy2(ROOT / name, target / name)
-    tracked = subprocess.run(["git", "ls-files", "-z"], cwd=target, capture_output=True, check=True).stdout.decode()
-    for name in set(tracked.split("\0")) - present - {""}:
-        (target / name).unlink(missing_ok=True)
+    sys.path.insert(0, str(ROOT / "scripts"))
+    from run_workflow import snapshot
+
+    snapshot(ROOT, target)
     for name in link:
         if (ROOT / name).exists():
             (target / name).symlink_to(ROOT / name)
