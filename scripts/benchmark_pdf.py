@@ -2,7 +2,7 @@
 
     .venv/bin/python scripts/benchmark_pdf.py --site site [--runs 3]
 
-Each run is the whole command (`python -m torchnotes.generators.pdf --lang <lang>`: Python, the environment probe,
+Each run is the whole command (`python -m torchnotes pdf --lang <lang>`: Python, the environment probe,
 Chromium printing twice, pypdf) into a scratch folder. Writes benchmarks/pdf.en.md and benchmarks/pdf.zh.md,
 the tables the Benchmarks pages include; only measured numbers. The machine's load average is written with
 them: on a shared machine other jobs slow the build down.
@@ -52,7 +52,7 @@ def measure(site: Path, lang: str, runs: int) -> tuple[list[float], Path]:
     for run in range(1, runs + 1):
         print(f"{lang}: printing the book, run {run} of {runs}", flush=True)
         start = time.perf_counter()
-        done = subprocess.run([sys.executable, "-m", "torchnotes.generators.pdf", "--site", str(site), "--out",
+        done = subprocess.run([sys.executable, "-m", "torchnotes", "pdf", "--site", str(site), "--out",
                                str(out), "--lang", lang], cwd=ROOT, capture_output=True, text=True,
                               env={**os.environ, "PYTHONPATH": str(ROOT)})
         if done.returncode != 0:

@@ -6,4 +6,4 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
-.venv/bin/python -m torchnotes.generators.offline --site build/offline-site --out "${OUT:-site/offline}"
+.venv/bin/python -m torchnotes offline --site build/offline-site --out "${OUT:-site/offline}"

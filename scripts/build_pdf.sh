@@ -13,4 +13,4 @@ elif [ ! -f "$site/index.html" ]; then
   echo "  -> build it first (.venv/bin/mkdocs build --strict --site-dir $site), or run without SKIP_SITE." >&2
   exit 1
 fi
-.venv/bin/python -m torchnotes.generators.pdf --site "$site" --out "$site/pdf"
+.venv/bin/python -m torchnotes pdf --site "$site" --out "$site/pdf"

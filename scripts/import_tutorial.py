@@ -31,7 +31,7 @@ from tutorial_links import Links, UnresolvedLink, published_url, relative_link, 
 from tutorial_rst import TutorialImportError, convert_text  # noqa: E402
 
 from torchnotes.engine.environment import probe  # noqa: E402
-from torchnotes.engine.scheduler import Engine  # noqa: E402
+from torchnotes.engine.scheduler import Engine, Run  # noqa: E402
 from torchnotes.pages.checks import TRANSLATE_MARKER, sync_pairs  # noqa: E402
 from torchnotes.settings import load as load_settings  # noqa: E402
 
@@ -174,7 +174,7 @@ def run_once(root: Path, pages: list[Path]) -> list:
     at once, each with its error (torchnotes.errors.CellsFailed); the build that follows reads the cache."""
     settings = load_settings(root / "mkdocs.yml")
     settings = replace(settings, root=root.resolve(), docs_dir=(root / settings.docs_dir.relative_to(settings.root)).resolve())
-    engine = Engine.from_settings(settings, probe(settings.path("requirements")), keep_going=True, log=lambda line: None)
+    engine = Engine(settings, probe(settings.path("requirements")), run=Run(keep_going=True))
     return engine.run(pages).failures
 
 

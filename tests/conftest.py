@@ -5,11 +5,12 @@ import sys
 from pathlib import Path
 
 import pytest
+from helpers import settings_at
 
-from torchnotes.engine.cache import Cache
 from torchnotes.engine.environment import probe
-from torchnotes.engine.scheduler import Engine
+from torchnotes.engine.scheduler import Engine, Run
 from torchnotes.engine.zygote import Zygotes
+from torchnotes.settings import DEFAULTS
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -99,15 +100,13 @@ def zygotes():
 
 @pytest.fixture
 def make_engine(tmp_path, env, zygotes):
-    """An engine on a cache in tmp_path; logs are collected in engine.lines."""
+    """An engine on a cache in tmp_path (pages under tmp_path); keyword arguments are settings (kernel, timeout,
+    ...) or a Run's (mode, page_timeout, ...)."""
 
-    def make(environment=None, **kwargs):
-        lines: list[str] = []
-        kwargs.setdefault("zygotes", zygotes)
-        engine = Engine(Cache(tmp_path / "cache"), environment or env, root=tmp_path, jobs=2,
-                        log=lines.append, **kwargs)
-        engine.lines = lines
-        return engine
+    def make(environment=None, zygotes=zygotes, **kwargs):
+        settings = {k: kwargs.pop(k) for k in list(kwargs) if k in DEFAULTS.options}
+        return Engine(settings_at(tmp_path, **settings), environment or env, zygotes=zygotes,
+                      run=Run(**{"jobs": 2, **kwargs}))
 
     return make
 

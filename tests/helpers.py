@@ -71,3 +71,13 @@ def clone_worktree(target: Path, *, link: tuple[str, ...] = ("node_modules",)) -
     subprocess.run([str(target / ".venv" / "bin" / "python"), "-m", "pip", "install", "--quiet", "--no-deps",
                     "--disable-pip-version-check", "-e", "."], cwd=target, check=True, capture_output=True)
     return target
+
+
+def settings_at(root: Path, **options):
+    """The site's settings for a project in root (docs/ under it), its cache in root/cache unless options say."""
+    from dataclasses import replace
+
+    from torchnotes.settings import DEFAULTS
+
+    options.setdefault("cache_dir", "cache")
+    return replace(DEFAULTS, root=Path(root), docs_dir=Path(root) / "docs", **options)

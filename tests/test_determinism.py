@@ -5,11 +5,13 @@ executes every page again, forced, into an empty cache and compares every output
 the entry's record, not in the outputs, and are not compared.
 """
 
+from dataclasses import replace
 from pathlib import Path
 
 from torchnotes.engine.cache import Cache
-from torchnotes.engine.scheduler import Engine
+from torchnotes.engine.scheduler import Engine, Run
 from torchnotes.pages.checks import page_paths
+from torchnotes.settings import load as load_settings
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -30,16 +32,17 @@ def differing_outputs(first, second) -> list[str]:
 
 def test_two_executions_of_every_page_agree(tmp_path, env, zygotes):
     pages = [p for lang in ("en", "zh") for p in page_paths(ROOT / "docs", lang)]
-    quiet = [].append
-    built = Cache(ROOT / ".cache/torchnotes")
-    build = Engine(built, env, root=ROOT, log=quiet).run(pages)
+    site = load_settings(ROOT / "mkdocs.yml")
+    built = Cache(site.path("cache_dir"))
+    build = Engine(site, env).run(pages)
     # Compiled extensions are shared between builds by design (torch's extension cache, keyed on their source
     # and the torch build): the second execution loads the build's, as the next build would, instead of
     # compiling them again. Every cell still runs.
     (tmp_path / "cache").mkdir()
     (tmp_path / "cache" / "extensions").symlink_to(built.folder / "extensions", target_is_directory=True)
     # The worker's zygote, kept for the tests after this one as `mkdocs serve` keeps it across rebuilds.
-    again = Engine(Cache(tmp_path / "cache"), env, root=ROOT, mode="force", zygotes=zygotes, log=quiet).run(pages)
+    again = Engine(replace(site, cache_dir=str(tmp_path / "cache")), env, zygotes=zygotes,
+                   run=Run(mode="force")).run(pages)
     failures = [e.message for e in build.failures + again.failures]
     assert failures == [], "\n".join(failures)
     # Really executed again: one kernel per distinct code (pages identical up to comments share one), plus one

@@ -11,11 +11,12 @@ import dataclasses
 import importlib.metadata
 
 import pytest
-from helpers import code, page
+from helpers import code, page, settings_at
 
 import torchnotes.engine.scheduler as engine_module
 from torchnotes.engine.cache import Cache, Hit, Miss, PageCache
 from torchnotes.engine.execute import Execution
+from torchnotes.engine.scheduler import Run
 from torchnotes.errors import CellFailed, NotExecuted
 from torchnotes.pages.read import read_page
 
@@ -30,7 +31,7 @@ def execution(page, text: str = "out\n", stderr: bool = False) -> Execution:
 
 @pytest.fixture
 def cache(tmp_path, env):
-    return PageCache(Cache(tmp_path / "cache"), env, "python3", tmp_path, packages={"numpy": NUMPY}, log=lambda _: None)
+    return PageCache(Cache(tmp_path / "cache"), env, "python3", tmp_path, packages={"numpy": NUMPY})
 
 
 @pytest.fixture
@@ -78,13 +79,15 @@ def test_a_changed_package_or_file_is_a_miss_that_says_which(tmp_path, env):
     assert newer.lookup(p).reason == f"package numpy {NUMPY} -> 0.1"
 
 
-def test_a_damaged_entry_is_a_miss_and_is_removed(tmp_path, cache):
+def test_a_damaged_entry_is_named_read_as_a_miss_and_made_again(tmp_path, cache, caplog):
     p = read_page(page(tmp_path, "en/a.md", code("print(1)")))
     cache.store(p, execution(p))
     entry = cache.store_.path(cache.key(p))
     entry.write_text(entry.read_text().replace("out", "OUT"))
     assert cache.lookup(p).reason == "no entry"
-    assert not entry.exists()
+    assert [record.levelname for record in caplog.records if str(entry) in record.getMessage()] == ["WARNING"]
+    cache.store(p, execution(p))
+    assert isinstance(cache.lookup(p), Hit)
 
 
 def test_a_twin_with_other_comments_keeps_its_own_outputs_when_they_quote_source(tmp_path, cache):
@@ -101,7 +104,7 @@ def test_a_twin_with_other_comments_keeps_its_own_outputs_when_they_quote_source
 def test_same_code_in_two_languages_runs_once(tmp_path, env, fake_kernels):
     calls, _ = fake_kernels
     pages = [page(tmp_path, "en/a.md", code("print(1)")), page(tmp_path, "zh/a.md", code("print(1)"), title="甲")]
-    engine = engine_module.Engine(Cache(tmp_path / "cache"), env, root=tmp_path, jobs=2, fork=False, log=lambda _: None)
+    engine = engine_module.Engine(settings_at(tmp_path), env, run=Run(jobs=2, fork=False))
     report = engine.run(pages)
     assert calls == ["en/a.md"] and report.kernels == 1
     assert [r.status for r in report.results] == ["run", "cached"]
@@ -111,8 +114,7 @@ def test_same_code_in_two_languages_runs_once(tmp_path, env, fake_kernels):
 def test_at_most_jobs_pages_run_at_once_and_nothing_changed_runs_nothing(tmp_path, env, fake_kernels):
     calls, state = fake_kernels
     pages = [page(tmp_path, f"en/p{i}.md", code(f"print({i})")) for i in range(6)]
-    make = lambda: engine_module.Engine(Cache(tmp_path / "cache"), env, root=tmp_path, jobs=2, fork=False,  # noqa: E731
-                                        log=lambda _: None)
+    make = lambda: engine_module.Engine(settings_at(tmp_path), env, run=Run(jobs=2, fork=False))  # noqa: E731
     first = make().run(pages)
     assert first.kernels == 6 and state["most"] == 2
     second = make().run(pages)
@@ -123,7 +125,7 @@ def test_at_most_jobs_pages_run_at_once_and_nothing_changed_runs_nothing(tmp_pat
 def test_a_failure_is_reported_for_every_page_sharing_the_code_and_never_stored(tmp_path, env, fake_kernels):
     pages = [page(tmp_path, "en/a.md", code("raise ValueError('boom')")),
              page(tmp_path, "zh/a.md", code("raise ValueError('boom')"), title="甲")]
-    engine = engine_module.Engine(Cache(tmp_path / "cache"), env, root=tmp_path, fork=False, log=lambda _: None)
+    engine = engine_module.Engine(settings_at(tmp_path), env, run=Run(fork=False))
     report = engine.run(pages)
     assert [r.status for r in report.results] == ["failed", "failed"]
     assert "the same code as zh/a.md" in report.results[0].error.message
@@ -133,8 +135,8 @@ def test_a_failure_is_reported_for_every_page_sharing_the_code_and_never_stored(
 def test_mode_off_serves_the_cache_and_names_what_it_cannot(tmp_path, env, fake_kernels):
     calls, _ = fake_kernels
     kept, missing = page(tmp_path, "en/a.md", code("print(1)")), page(tmp_path, "en/b.md", code("print(2)"))
-    engine_module.Engine(Cache(tmp_path / "cache"), env, root=tmp_path, fork=False, log=lambda _: None).run([kept])
-    off = engine_module.Engine(Cache(tmp_path / "cache"), env, root=tmp_path, mode="off", log=lambda _: None)
+    engine_module.Engine(settings_at(tmp_path), env, run=Run(fork=False)).run([kept])
+    off = engine_module.Engine(settings_at(tmp_path), env, run=Run(mode="off"))
     report = off.run([kept, missing])
     assert report.results[0].status == "cached"
     assert isinstance(report.results[1].error, NotExecuted) and "no entry" in report.results[1].error.message

@@ -1,4 +1,4 @@
-"""The offline copy (python -m torchnotes.generators.offline): each zip, unpacked, works from file:// in Chromium, and a tree that
+"""The offline copy (python -m torchnotes offline): each zip, unpacked, works from file:// in Chromium, and a tree that
 would not work from disk stops the build with the page named.
 
 The zips are built once per run from the real site (mkdocs.offline.yml, the execution cache as it is).
@@ -25,7 +25,7 @@ from mkdocs.exceptions import PluginError
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from torchnotes.generators.offline import hooks, tree
-from torchnotes.generators.offline.__main__ import write_zip
+from torchnotes.generators.offline.zips import write_zip
 
 ROOT = Path(__file__).resolve().parent.parent
 LANGS = ["en", "zh"]
@@ -35,7 +35,7 @@ QUERIES = {"en": "binary cross entropy", "zh": "二分类"}
 
 
 def run_offline(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "torchnotes.generators.offline", *args], cwd=ROOT, capture_output=True, text=True,
+    return subprocess.run([sys.executable, "-m", "torchnotes", "offline", *args], cwd=ROOT, capture_output=True, text=True,
                           env=dict(os.environ, NO_MKDOCS_2_WARNING="1"))
 
 
@@ -255,7 +255,7 @@ def test_a_failed_mkdocs_build_is_named(tmp_path):
     done = run_offline("--config", str(tmp_path / "missing.yml"), "--site", str(tmp_path / "site"),
                        "--out", str(tmp_path / "zips"))
     assert done.returncode == 1
-    assert "offline: mkdocs build -f" in done.stderr and "missing.yml" in done.stderr, done.stderr
+    assert "mkdocs build -f" in done.stderr and "missing.yml" in done.stderr, done.stderr
     assert not (tmp_path / "zips").exists()
 
 

@@ -1,4 +1,4 @@
-"""The PDF book (torchnotes.generators.pdf), built from the fixture site with a page that prints 10 MB, checked with pypdf."""
+"""The PDF book (python -m torchnotes pdf: torchnotes/generators/pdf), built from the fixture site with a page that prints 10 MB, checked with pypdf."""
 
 from __future__ import annotations
 
@@ -47,7 +47,7 @@ def book(tmp_path_factory):
     sync_pairs(src / "docs", src / "notebooks", list(LANGS))
     built = run("-m", "mkdocs", "build", "--strict", "-d", str(src / "site"), cwd=src)
     assert built.returncode == 0, built.stderr[-3000:]
-    printed = run("-m", "torchnotes.generators.pdf", "--site", "site", "--out", "pdf", cwd=src)
+    printed = run("-m", "torchnotes", "pdf", "--site", "site", "--out", "pdf", cwd=src)
     assert printed.returncode == 0, printed.stderr[-3000:]
     return src
 
@@ -252,7 +252,7 @@ def test_a_missing_cjk_font_stops_the_build_naming_the_package(book, tmp_path):
     (tmp_path / "fonts.conf").write_text(f'<?xml version="1.0"?><!DOCTYPE fontconfig SYSTEM "fonts.dtd">'
                                          f"<fontconfig><dir>{tmp_path / 'fonts'}</dir>"
                                          f"<cachedir>{tmp_path / 'cache'}</cachedir></fontconfig>")
-    done = run("-m", "torchnotes.generators.pdf", "--site", "site", "--out", str(tmp_path / "out"), cwd=book,
+    done = run("-m", "torchnotes", "pdf", "--site", "site", "--out", str(tmp_path / "out"), cwd=book,
                env={"FONTCONFIG_FILE": str(tmp_path / "fonts.conf")})
     assert done.returncode == 1
     assert "pytorch-notes-zh.pdf: no installed font has zh glyphs" in done.stderr
@@ -264,7 +264,7 @@ def test_a_site_that_lacks_a_page_of_the_nav_is_named(book, tmp_path):
     """A folder with a home page but not the other pages of the nav (a build of another site, or one stopped)."""
     (tmp_path / "partial").mkdir()
     shutil.copy(book / "site" / "index.html", tmp_path / "partial" / "index.html")
-    done = run("-m", "torchnotes.generators.pdf", "--site", str(tmp_path / "partial"), "--out", str(tmp_path / "out"),
+    done = run("-m", "torchnotes", "pdf", "--site", str(tmp_path / "partial"), "--out", str(tmp_path / "out"),
                "--lang", "en", cwd=book)
     assert done.returncode == 1
     assert "the built site has no page for" in done.stderr and "mkdocs build --strict" in done.stderr, done.stderr
@@ -300,18 +300,18 @@ def test_every_page_of_the_site_links_its_languages_book(built_site):
 def test_bad_sites_are_refused_with_one_message_and_nothing_written(book, tmp_path):
     """A missing folder, a folder that is no built site, a site with math but no KaTeX: each is named with what to
     do, and no PDF folder is made. --site is relative here, as the README's command gives it."""
-    missing = run("-m", "torchnotes.generators.pdf", "--site", "nosuch", cwd=book)
+    missing = run("-m", "torchnotes", "pdf", "--site", "nosuch", cwd=book)
     assert missing.returncode == 1 and "nosuch: the site folder does not exist" in missing.stderr
     assert "Traceback" not in missing.stderr and not (book / "nosuch").exists()
     (tmp_path / "empty").mkdir()
-    empty = run("-m", "torchnotes.generators.pdf", "--config", str(book / "mkdocs.yml"), "--site", "empty", cwd=tmp_path)
+    empty = run("-m", "torchnotes", "-f", str(book / "mkdocs.yml"), "pdf", "--site", "empty", cwd=tmp_path)
     assert empty.returncode == 1 and "holds no index.html (not a built site)" in empty.stderr
     assert list((tmp_path / "empty").iterdir()) == []
     bare = tmp_path / "bare"
     shutil.copytree(book / "site", bare, ignore=shutil.ignore_patterns("pdf", "katex"))
     home = bare / "index.html"
     home.write_text(home.read_text().replace("</article>", '<span class="arithmatex">\\(x^2\\)</span></article>', 1))
-    no_katex = run("-m", "torchnotes.generators.pdf", "--config", str(book / "mkdocs.yml"), "--site", "bare", cwd=tmp_path)
+    no_katex = run("-m", "torchnotes", "-f", str(book / "mkdocs.yml"), "pdf", "--site", "bare", cwd=tmp_path)
     assert no_katex.returncode == 1 and "has math but no KaTeX assets" in no_katex.stderr, no_katex.stderr
     assert not (bare / "pdf").exists()
 

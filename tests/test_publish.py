@@ -158,18 +158,19 @@ def test_one_reader_across_rebuilds_publishes_what_a_fresh_build_does(published,
     build."""
     from torchnotes.engine.environment import probe
     from torchnotes.pages.read import read_page
-    from torchnotes.publish.tree import Publisher, Session
+    from torchnotes.publish.session import Session
+    from torchnotes.publish.tree import Publisher
     from torchnotes.settings import load
 
     src, out = published
     settings = load(src / "mkdocs.yml")
     env = probe(src / "requirements.txt")
     session = Session.for_settings(settings)
-    Publisher(settings, env, log=[].append, session=session).run(out)
+    Publisher(settings, env, session=session).run(out)
     page = src / "docs/en/demo.md"
     page.write_text(page.read_text(encoding="utf-8").replace("Some prose about gradients.", "Other prose."), encoding="utf-8")
-    Publisher(settings, env, log=[].append, session=session).run(out)
-    Publisher(settings, env, log=[].append).run(tmp_path / "fresh")
+    Publisher(settings, env, session=session).run(out)
+    Publisher(settings, env).run(tmp_path / "fresh")
 
     def files(folder: Path) -> dict:
         return {p.relative_to(folder): p.read_bytes() for p in folder.rglob("*") if p.is_file()}

@@ -22,8 +22,9 @@ def test_summary_of_real_reports(fixture_site, make_engine, env, tmp_path):
     main = make_engine().run(pages_of(site))
     assert not main.failures, [e.message for e in main.failures]
     main.write(tmp_path / "main.json")
-    cache = make_engine().cache
-    first = summary(tmp_path / "main.json", cache, tmp_path / "main.json")
+    folder = make_engine().folder
+    main.write(folder.report)
+    first = summary(folder, tmp_path / "main.json")
     # 6 pages; en and zh demo share their code but raise with their own comments: each runs (issue 16, item 2).
     assert "### Pages: 6 · run 2 · cached 0 · failed 0" in first, first
     assert f"PyTorch {env.torch} · {env.device}" in first and "· 2 kernels ·" in first
@@ -42,10 +43,11 @@ def test_summary_of_real_reports(fixture_site, make_engine, env, tmp_path):
     broken = page(site / "docs", "en/broken.md", code("raise RuntimeError('boom')"))
     pr = make_engine().run(pages_of(site))
     pr.write(tmp_path / "pr.json")
+    pr.write(folder.report)
     statuses = {r.page: r.status for r in pr.results}
     assert statuses["site-src/docs/en/demo.md"] == "run" and statuses["site-src/docs/zh/demo.md"] == "run"
 
-    text = summary(tmp_path / "pr.json", cache, tmp_path / "main.json")
+    text = summary(folder, tmp_path / "main.json")
     assert "### Pages: 8 · run 3 · cached 0 · failed 1" in text, text
     failures = text.split("#### Failures")[1].split("####")[0]
     assert f"- `site-src/docs/en/broken.md`: {broken.relative_to(tmp_path)}:" in failures

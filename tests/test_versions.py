@@ -8,6 +8,7 @@ tagged volatile) and use an API 2.13 does not have yet. `python -m torchnotes ve
 
 from __future__ import annotations
 
+import argparse
 import os
 import re
 import shutil
@@ -248,6 +249,7 @@ def test_an_upgrade_pip_cannot_install_leaves_both_files_as_they_were(site, tmp_
 
 def test_upgrade_rewrites_the_pin_and_the_list_then_runs_every_version(site, tmp_path, monkeypatch):
     """pip and the versions run are stood in for: installing another torch into this environment is not a test."""
+    import torchnotes.cli.versions as versions_commands
     import torchnotes.versions.upgrade as upgrade_module
     from torchnotes.settings import load
 
@@ -262,7 +264,8 @@ def test_upgrade_rewrites_the_pin_and_the_list_then_runs_every_version(site, tmp
 
     monkeypatch.setattr(upgrade_module.subprocess, "run", fake_run)
     monkeypatch.chdir(copy)
-    code_ = upgrade_module.upgrade(load(Path("mkdocs.yml")), "2.16.0", Path("report.md"), Path("mkdocs.yml"))
+    args = argparse.Namespace(version="2.16.0", report=Path("report.md"), config_file=Path("mkdocs.yml"))
+    code_ = versions_commands.upgrade(load(Path("mkdocs.yml")), args)
     assert code_ == 0
     assert (copy / "requirements.txt").read_text() == "torch==2.16.0\n"
     listed = load_versions(Path("."), Path("requirements.txt"))

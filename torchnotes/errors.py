@@ -12,6 +12,7 @@ class NotebookError(Exception):
     """Base class: a page that cannot be turned into executed output."""
 
     hint = ""
+    exit_code = 1  # what a command exits with when this stops it (torchnotes/cli/__init__.py)
 
     def __init__(self, path: Path | str, reason: str, *, cell: int | None = None, line: int | None = None,
                  hint: str | None = None, details: str = ""):
@@ -163,8 +164,9 @@ class PairOutOfSync(NotebookError):
     hint = "Re-generate the notebooks from the pages: python -m torchnotes sync"
 
 
-class CacheCorrupted(NotebookError):
-    hint = "The entry is ignored and the page executed again; nothing to do."
+class FileDamaged(NotebookError):
+    hint = ("It is read as absent and made again by what writes it: the build (a cache entry, a kept file) or a GPU "
+            "machine (a recording under recorded/: bash scripts/record_gpu.sh, or restore it: git checkout -- <file>).")
 
 
 class NotExecuted(NotebookError):
@@ -183,11 +185,6 @@ class BuildFailed(Exception):
         self.errors = errors
         lines = [f"{len(errors)} page error(s):"] + [e.message for e in errors]
         super().__init__("\n".join(lines))
-
-
-class RecordingCorrupted(NotebookError):
-    hint = ("This file under recorded/ was edited by hand or damaged. Restore it from git "
-            "(git checkout -- <file>), or record again on a GPU machine: bash scripts/record_gpu.sh")
 
 
 class RecordingStale(NotebookError):
@@ -214,6 +211,7 @@ class GeneratorFailed(NotebookError):
 
 class VersionsInvalid(NotebookError):
     """versions.yml lists no version, a version twice, or a primary that is not requirements.txt's torch pin."""
+    exit_code = 2
     hint = "edit versions.yml: the first version is the torch pin in requirements.txt, then older releases, each once"
 
 
@@ -250,5 +248,5 @@ class PdfPrintFailed(NotebookError):
 class ReportMissing(NotebookError):
     """An execution report a command reads is not there (summary's own report, or the one --against names)."""
 
-    hint = ("Keep main's report before the build overwrites it (cp .cache/torchnotes/report.json main-report.json), "
+    hint = ("Keep main's report before the build overwrites it (cp {report} main-report.json), "
             "or leave --against out; the build's own report comes from python -m torchnotes execute or mkdocs build.")

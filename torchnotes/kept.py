@@ -1,31 +1,23 @@
 """Work kept on disk between builds: a JSON body under the hash of everything it was made from.
 
-Each file carries a checksum of its own body, so a damaged or hand-edited file reads as missing and the work is
-done again instead of trusted. Writes go through a temporary file, so a reader never sees half a file.
+Each file is a checksummed file (torchnotes.storage): a damaged or hand-edited one is named in a warning and reads
+as missing, so the work is done again instead of trusted.
 """
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
-from torchnotes.storage import digest, write_atomically
+from torchnotes.storage import load_checked, write_checked
 
 
 def load(file: Path) -> dict | None:
     """The body kept in file, or None when there is none or it is damaged."""
-    try:
-        stored = json.loads(file.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
-        return None  # a missing or damaged file is only slower: the work is done again and the file rewritten
-    body = stored.get("body") if isinstance(stored, dict) else None
-    if not isinstance(body, dict) or stored.get("sha256") != _digest(body):
-        return None
-    return body
+    return load_checked(file, "kept file")
 
 
 def store(file: Path, body: dict) -> None:
-    write_atomically(file, json.dumps({"sha256": _digest(body), "body": body}, ensure_ascii=False).encode())
+    write_checked(file, body)
 
 
 def prune(folder: Path, used: set[str], before: float | None = None) -> list[Path]:
@@ -38,6 +30,3 @@ def prune(folder: Path, used: set[str], before: float | None = None) -> list[Pat
     for f in removed:
         f.unlink(missing_ok=True)
     return removed
-
-
-_digest = digest

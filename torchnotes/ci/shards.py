@@ -10,7 +10,7 @@ import json
 from pathlib import Path
 
 from torchnotes.engine.cache import Cache
-from torchnotes.errors import CacheCorrupted
+from torchnotes.errors import FileDamaged
 
 
 def previous_durations(report: Path, root: Path) -> dict[str, float]:
@@ -52,7 +52,7 @@ def matrix(shards: list[list[Path]]) -> dict:
                         for k, shard in enumerate(filled, 1)]}
 
 
-def merge(sources: list[Path], target: Path) -> tuple[int, list[CacheCorrupted]]:
+def merge(sources: list[Path], target: Path) -> tuple[int, list[FileDamaged]]:
     """Copy every sound entry of the source caches into target (shards of one build, run on several machines).
 
     Entries are content-addressed, so the union is the merged cache; a damaged entry is reported and left out.
@@ -65,7 +65,7 @@ def merge(sources: list[Path], target: Path) -> tuple[int, list[CacheCorrupted]]
         for key in sorted(cache.keys() - have):
             try:
                 body = cache.get(key)
-            except CacheCorrupted as error:
+            except FileDamaged as error:
                 damaged.append(error)
                 continue
             into.put(key, body)

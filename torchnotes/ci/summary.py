@@ -7,12 +7,15 @@ import json
 from pathlib import Path
 
 from torchnotes.engine.cache import Cache
-from torchnotes.errors import CacheCorrupted
+from torchnotes.errors import FileDamaged
+from torchnotes.layout import CacheFolder
 from torchnotes.pages.read import cell_number
 
 
-def summary(report_path: Path, cache: Cache, against: Path | None = None) -> str:
-    report = json.loads(Path(report_path).read_text(encoding="utf-8"))
+def summary(folder: CacheFolder, against: Path | None = None) -> str:
+    """folder: the build's cache folder (its report, entries and the publish step's drift report)."""
+    cache = Cache(folder.root)
+    report = json.loads(folder.report.read_text(encoding="utf-8"))
     pages = report["pages"]
     count = {s: sum(p["status"] == s for p in pages) for s in ("run", "cached", "failed", "static")}
     env = report["env"]
@@ -29,7 +32,7 @@ def summary(report_path: Path, cache: Cache, against: Path | None = None) -> str
         changed = changed_outputs(pages, json.loads(Path(against).read_text(encoding="utf-8"))["pages"], cache)
         lines += ["#### Outputs changed compared with main", ""]
         lines += [f"- `{page}`: {why}" for page, why in changed] or ["None: every page shows the same outputs as on main."]
-    drift = Path(report_path).with_name("drift.md")  # the publish step's comparison across torch releases
+    drift = folder.drift  # the publish step's comparison across torch releases
     if drift.exists() and drift.read_text(encoding="utf-8").strip():
         lines += ["", drift.read_text(encoding="utf-8").rstrip()]
     return "\n".join(lines) + "\n"
@@ -46,7 +49,7 @@ def changed_outputs(pages: list[dict], before: list[dict], cache: Cache) -> list
             continue
         try:
             now, then = cache.get(page["key"]), cache.get(old[page["page"]] or "")
-        except CacheCorrupted as error:
+        except FileDamaged as error:
             changed.append((page["page"], f"cannot compare ({error.reason})"))
             continue
         if then is None:

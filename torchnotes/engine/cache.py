@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import datetime
 import hashlib
-import json
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -22,9 +21,9 @@ from typing import Any
 from torchnotes.engine.environment import Environment
 from torchnotes.engine.inputs import changes, snapshot
 from torchnotes.engine.sources import ENGINE_VERSION
-from torchnotes.errors import CacheCorrupted
+from torchnotes.layout import CacheFolder
 from torchnotes.pages.read import code_fingerprint
-from torchnotes.storage import digest, write_atomically
+from torchnotes.storage import digest, load_checked, read_checked, write_checked
 
 
 def full_source_hash(code_cells: list) -> str:
@@ -85,24 +84,15 @@ class Cache:
         return self.folder / f"{key}{self.SUFFIX}"
 
     def get(self, key: str) -> dict | None:
-        """The stored body, None on a miss; raises CacheCorrupted for an entry that does not check out."""
-        path = self.path(key)
-        try:
-            raw = path.read_bytes()
-        except FileNotFoundError:
-            return None
-        try:
-            entry = json.loads(raw)
-            body = entry["body"]
-            digest = entry["sha256"]
-        except (ValueError, KeyError, TypeError) as error:
-            raise CacheCorrupted(path, f"unreadable cache entry ({error.__class__.__name__})") from error
-        if _digest(body) != digest:
-            raise CacheCorrupted(path, "cache entry checksum does not match its content")
-        return body
+        """The stored body, None on a miss; raises FileDamaged for an entry that does not check out."""
+        return read_checked(self.path(key), "cache entry")
+
+    def load(self, key: str) -> dict | None:
+        """get, with a damaged entry named in a warning and read as a miss (the page executes and replaces it)."""
+        return load_checked(self.path(key), "cache entry")
 
     def put(self, key: str, body: dict) -> None:
-        write_atomically(self.path(key), json.dumps({"sha256": _digest(body), "body": body}, ensure_ascii=False).encode())
+        write_checked(self.path(key), body)
 
     def discard(self, key: str) -> None:
         self.path(key).unlink(missing_ok=True)
@@ -116,7 +106,7 @@ class Cache:
         removed = sorted(self.keys() - set(keep))
         for key in removed:
             self.discard(key)
-            (self.folder / ".locks" / f"{key}.lock").unlink(missing_ok=True)
+            (CacheFolder(self.folder).locks / f"{key}.lock").unlink(missing_ok=True)
         return removed
 
 
@@ -147,13 +137,12 @@ class PageCache:
     """
 
     def __init__(self, store: Cache, env: Environment, kernel: str, root: Path, *,
-                 packages: dict[str, str] | None = None, log=print):
+                 packages: dict[str, str] | None = None):
         self.store_ = store
         self.env = env
         self.kernel = kernel
         self.root = Path(root)
         self.packages = packages
-        self.log = log
         self.begin()
 
     @property
@@ -236,12 +225,7 @@ class PageCache:
         return _Fixed(self.packages)
 
     def _read(self, key: str) -> dict | None:
-        try:
-            return self.store_.get(key)
-        except CacheCorrupted as error:
-            self.log(f"warning: {error.message}")
-            self.store_.discard(key)
-            return None
+        return self.store_.load(key)
 
 
 class _Fixed(dict):

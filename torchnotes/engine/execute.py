@@ -40,6 +40,7 @@ from torchnotes.errors import (
     PageTimeout,
 )
 from torchnotes.pages.read import Page
+from torchnotes.pages.tags import NEEDS_CUDA, RAISES, SKIP_EXECUTION
 
 SETUP_FILE = Path(__file__).parent / "kernel_setup.py"
 
@@ -86,7 +87,7 @@ def kernel_env(options: Options) -> dict[str, str]:
 
 def runnable(cell, cuda: bool) -> bool:
     tags = cell.metadata.get("tags", [])
-    return "skip-execution" not in tags and (cuda or "needs-cuda" not in tags)
+    return SKIP_EXECUTION not in tags and (cuda or NEEDS_CUDA not in tags)
 
 
 async def execute_page(page: Page, options: Options, display_path: str | None = None,
@@ -126,8 +127,8 @@ class _PageRun:
         self.notebook = nbformat.v4.new_notebook(metadata={"kernelspec": kernelspec})
         for cell in self.cells:
             tags = list(cell.metadata.get("tags", []))
-            if not runnable(cell, options.cuda) and "skip-execution" not in tags:
-                tags.append("skip-execution")
+            if not runnable(cell, options.cuda) and SKIP_EXECUTION not in tags:
+                tags.append(SKIP_EXECUTION)
             self.notebook.cells.append(nbformat.v4.new_code_cell(cell.source, metadata={"tags": tags}, id=cell.id))
         self.notebook.cells.append(nbformat.v4.new_code_cell(RECORD_CELL, id="torchnotes-record"))
         self.current: int | None = None
@@ -197,7 +198,7 @@ class _PageRun:
         found, first = [], None
         for index, cell in enumerate(self.cells):
             errors = [o for o in outputs.get(cell.id, []) if o.get("output_type") == "error"]
-            if not errors or "raises-exception" in cell.metadata.get("tags", []):
+            if not errors or RAISES in cell.metadata.get("tags", []):
                 continue
             ename, evalue = errors[0]["ename"], strip_ansi(errors[0]["evalue"])
             kind = error_kind(ename, evalue)
@@ -266,7 +267,7 @@ def _check_expected_errors(shown, cells, outputs, lines, cuda) -> NotebookError 
     for index, cell in enumerate(cells):
         outs = outputs.get(cell.id, [])
         tags = cell.metadata.get("tags", [])
-        if "raises-exception" not in tags or not runnable(cell, cuda):
+        if RAISES not in tags or not runnable(cell, cuda):
             continue
         where = {"cell": index + 1, "line": lines[index] if index < len(lines) else None}
         want = cell.metadata["raises"]

@@ -64,7 +64,7 @@ def _changed_parts(previous: dict, parts: dict, env_now: dict) -> list[str]:
 
 
 def _previous_entry(engine: Engine, shown: str) -> dict | None:
-    report = engine.cache.folder / "report.json"
+    report = engine.folder.report
     if not report.exists():
         return None
     rows = json.loads(report.read_text(encoding="utf-8")).get("pages", [])

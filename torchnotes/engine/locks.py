@@ -19,9 +19,10 @@ TEMP_PREFIX = "torchnotes-"
 
 
 @contextlib.asynccontextmanager
-async def entry_lock(folder: Path, key: str, poll: float = 0.1):
-    """Hold the lock of one cache entry; waits without blocking the event loop (other pages keep running)."""
-    locks = Path(folder) / ".locks"
+async def entry_lock(locks: Path, key: str, poll: float = 0.1):
+    """Hold the lock of one cache entry (locks: CacheFolder.locks); waits without blocking the event loop (other
+    pages keep running)."""
+    locks = Path(locks)
     locks.mkdir(parents=True, exist_ok=True)
     lock = FileLock(str(locks / f"{key}.lock"))
     while True:

@@ -5,9 +5,7 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import os
-import sys
 import time
-from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
@@ -16,9 +14,13 @@ from torchnotes.engine.environment import Environment
 from torchnotes.engine.execute import Options, execute_page, kernel_env
 from torchnotes.engine.locks import clean_leftovers, entry_lock
 from torchnotes.engine.results import PageResult, Report
+from torchnotes.engine.run import Run
 from torchnotes.engine.zygote import Zygote, ZygoteFailed, Zygotes
 from torchnotes.errors import BuildTimeout, NotebookError, NotExecuted
+from torchnotes.layout import CacheFolder
+from torchnotes.log import logger
 from torchnotes.pages.read import Page, Reader
+from torchnotes.settings import Settings
 
 # Kernels in a build from which the zygote imports torch's compiler for them (PRELOAD_FOR_TORCH): it costs
 # about a second once and saves one in each page that steps an optimizer, two in five here.
@@ -32,38 +34,31 @@ class Engine:
     on a miss, "force" always executes, "off" never executes (cache only).
     """
 
-    def __init__(self, cache: Cache, env: Environment, *, root: Path | None = None, jobs: int | None = None,
-                 timeout: int = 300, kernel: str = "python3", memory_limit_mb: int = 0, mode: str = "auto",
-                 page_timeout: float = 900, build_timeout: float = 0, fork: bool = True,
-                 packages: dict[str, str] | None = None, python: str = sys.executable,
-                 log: Callable[[str], None] = print, reader: Reader | None = None, zygotes: Zygotes | None = None,
-                 keep_going: bool = False):
+    def __init__(self, settings: Settings, env: Environment, *, reader: Reader | None = None,
+                 zygotes: Zygotes | None = None, run: Run | None = None):
+        """settings: mkdocs.yml's options (the cache folder, kernel, timeouts, jobs, execution mode); run: what one
+        command changes for its own run; reader, zygotes: what a preview session keeps across its builds."""
+        run = run or Run()
+        mode = run.mode or settings.execute
         if mode not in ("auto", "force", "off"):
             raise ValueError(f"execution mode must be auto, force or off, not {mode!r}")
-        self.cache = cache
+        kernel = run.kernel or settings.kernel
+        self.folder = CacheFolder(settings.path("cache_dir"))
+        self.cache = Cache(self.folder.root)
         self.env = env
-        self.reader = reader or Reader(cache.folder / "parsed")  # pages parsed once per build, kept across builds
-        self.root = Path(root or Path.cwd()).resolve()
-        self.entries = PageCache(cache, env, kernel, self.root, packages=packages, log=log)
-        self.jobs = jobs or os.cpu_count() or 1
-        extensions = cache.folder / "extensions" / f"torch-{env.torch}-py{env.python}"
-        self.options = Options(kernel=kernel, timeout=timeout, memory_limit_mb=memory_limit_mb, cuda=env.cuda,
-                               page_timeout=page_timeout, root=self.root, extensions_dir=extensions,
-                               fonts=env.fonts, keep_going=keep_going)
-        self.build_timeout = build_timeout
-        self.fork = fork  # kernels forked from a zygote that has imported torch (torchnotes.engine.zygote)
+        self.reader = reader or Reader(self.folder.parsed)  # pages parsed once per build, kept across builds
+        self.root = Path(settings.root).resolve()
+        self.entries = PageCache(self.cache, env, kernel, self.root, packages=run.packages)
+        self.jobs = run.jobs or settings.jobs or os.cpu_count() or 1
+        self.options = Options(kernel=kernel, timeout=settings.timeout, memory_limit_mb=settings.memory_limit_mb,
+                               cuda=env.cuda, page_timeout=run.page_timeout, root=self.root,
+                               extensions_dir=self.folder.extensions(env.torch, env.python), fonts=env.fonts,
+                               keep_going=run.keep_going)
+        self.build_timeout = run.build_timeout
+        self.fork = run.fork  # kernels forked from a zygote that has imported torch (torchnotes.engine.zygote)
         self.zygotes = zygotes  # a session's (kept across its builds); without, one zygote per build
-        self.python = python  # the kernels' interpreter: the zygote is started with it
+        self.python = run.python  # the kernels' interpreter: the zygote is started with it
         self.mode = mode
-        self.log = log
-
-    @classmethod
-    def from_settings(cls, settings, env: Environment, **overrides) -> Engine:
-        """The one way to build the site's engine: mkdocs.yml's options (torchnotes.settings), then overrides."""
-        options = dict(root=settings.root, jobs=settings.jobs or None, timeout=settings.timeout,
-                       kernel=settings.kernel, memory_limit_mb=settings.memory_limit_mb, mode=settings.execute)
-        options.update(overrides)
-        return cls(Cache(settings.path("cache_dir")), env, **options)
 
     def shown(self, path: Path) -> str:
         path = Path(path).resolve()
@@ -93,7 +88,7 @@ class Engine:
         build = _Build(self, paths)
         self.entries.begin()
         for leftover in clean_leftovers():
-            self.log(f"removed {leftover}, left by a build that was killed")
+            logger.info(f"removed {leftover}, left by a build that was killed")
         todo = build.read()
         if build.unreadable():
             # A broken page stops the build before any kernel starts: its error comes first, not last.
@@ -123,13 +118,13 @@ class Engine:
             else:
                 zygote = Zygote(kernel_env(self.options), python=self.python)
         except ZygoteFailed as error:
-            self.log(f"kernels start from scratch: {error}")
+            logger.info(f"kernels start from scratch: {error}")
             return None
         if kernels >= PRELOAD_FOR_TORCH_FROM:
             try:
                 zygote.preload_for_torch()
             except ZygoteFailed as error:
-                self.log(f"kernels import torch's compiler themselves: {error}")
+                logger.info(f"kernels import torch's compiler themselves: {error}")
         return zygote
 
 
@@ -199,7 +194,7 @@ class _Build:
         result.note = ""
         self.used |= found.used
         if not quiet:
-            self.engine.log(f"reused {shown}: another build executed it meanwhile")
+            logger.info(f"reused {shown}: another build executed it meanwhile")
         self.report(result)
         return True
 
@@ -213,7 +208,7 @@ class _Build:
 
     async def execute(self, key: str, group: Group, options: Options) -> None:
         engine = self.engine
-        async with entry_lock(engine.cache.folder, key):
+        async with entry_lock(engine.folder.locks, key):
             # Another build may have written the entry while this one waited for the lock.
             if engine.mode != "force":
                 group = [(s, p) for s, p in group if not self.served(s, p, quiet=False)]
@@ -252,7 +247,7 @@ class _Build:
     def report(self, result: PageResult) -> None:
         self.done += 1
         state = result.status + (f" ({result.note})" if result.note else "")
-        self.engine.log(f"[{self.done}/{len(self.paths)}] {result.page}  {result.seconds:.1f} s  {state}")
+        logger.info(f"[{self.done}/{len(self.paths)}] {result.page}  {result.seconds:.1f} s  {state}")
 
     def finish(self) -> Report:
         ordered = [self.results[self.engine.shown(p)] for p in self.paths]

@@ -4,29 +4,28 @@ from __future__ import annotations
 
 import datetime
 import hashlib
-import json
 import os
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from torchnotes.errors import (
+    FileDamaged,
     NotebookError,
-    RecordingCorrupted,
     RecordingMissing,
     RecordingNeedsCuda,
     RecordingOrphan,
     RecordingStale,
 )
 from torchnotes.gpu.machine import Machine
+from torchnotes.log import logger
 from torchnotes.pages.read import Page, Reader
-from torchnotes.storage import digest, write_atomically
+from torchnotes.pages.tags import NEEDS_CUDA, RECORDED_TEST
+from torchnotes.storage import read_checked, write_checked
 
-FORMAT = 1
-TAG = "needs-cuda"
-# Tests record cells under this tag on CPU through the same code path; pages.TAGS does not accept it, so no
-# real page can carry it.
-TEST_TAG = "recorded-test"
+FORMAT = 2  # 2: the checksummed file of torchnotes.storage, as the cache and the kept files
+TAG = NEEDS_CUDA
+TEST_TAG = RECORDED_TEST
 STORE_DIR = "recorded"
 
 
@@ -84,7 +83,8 @@ class Store:
         return self.folder / rel.with_suffix(".json")
 
     def load(self, page_path: Path | str) -> dict | None:
-        """The page's record, None if there is none; RecordingCorrupted if it does not check out."""
+        """The page's record, None if there is none or it is damaged (named in a warning; its cells show as not
+        recorded until a GPU machine records them again)."""
         path = self.path(page_path)
         try:
             stamp = path.stat().st_mtime_ns
@@ -93,7 +93,11 @@ class Store:
         memo = self._memo.get(path)
         if memo and memo[0] == stamp:
             return memo[1]
-        data = _read(path)
+        try:
+            data = _read(path)
+        except FileDamaged as damaged:
+            logger.warning(damaged.message)
+            data = None
         self._memo[path] = (stamp, data)
         return data
 
@@ -142,27 +146,26 @@ class Store:
         return sorted(self.folder.rglob("*.json")) if self.folder.exists() else []
 
 
-_digest = digest
 
 
 def _write(path: Path, body: dict) -> None:
     # Pretty-printed with one line per output line, so a pull request's diff shows what changed.
-    write_atomically(path, (json.dumps({**body, "sha256": _digest(body)}, indent=1, ensure_ascii=False) + "\n").encode())
+    write_checked(path, body, readable=True)
 
 
-def _read(path: Path) -> dict:
+def _read(path: Path) -> dict | None:
+    """The recording; raises FileDamaged for one that does not check out or does not hold a recording."""
+    data = read_checked(path, "GPU recording")
+    if data is None:
+        return None
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-        digest = data.pop("sha256")
         _require(data["provenance"], ("gpu", "gpu_count", "torch", "date"))
         for entry in data["cells"]:
             _require(entry, ("cell", "code_hash", "outputs"))
-    except (ValueError, KeyError, TypeError, AttributeError) as error:
-        raise RecordingCorrupted(path, f"unreadable GPU recording ({error.__class__.__name__}: {error})") from error
+    except (KeyError, TypeError, AttributeError) as error:
+        raise FileDamaged(path, f"unreadable GPU recording ({error.__class__.__name__}: {error})") from error
     if data.get("format") != FORMAT:
-        raise RecordingCorrupted(path, f"GPU recording format {data.get('format')!r}, this build reads {FORMAT}")
-    if _digest(data) != digest:
-        raise RecordingCorrupted(path, "GPU recording checksum does not match its content (edited by hand?)")
+        raise FileDamaged(path, f"GPU recording format {data.get('format')!r}, this build reads {FORMAT}")
     return data
 
 
@@ -228,7 +231,8 @@ def pages_with(paths: Iterable[Path], tag: str = TAG, reader: Reader | None = No
 def check(store: Store, paths: Iterable[Path], tag: str = TAG,
           reader: Reader | None = None) -> tuple[list[NotebookError], list[NotebookError]]:
     """(warnings, errors): stale and missing recordings, one per page and kind, and store files without a page;
-    damaged store files (every file under the store is verified, not only those of current pages).
+    damaged store files, read as absent like every damaged file (every file under the store is verified, not only
+    those of current pages).
 
     `python -m torchnotes check` prints the warnings; with --strict-gpu they are errors too."""
     warnings: list[NotebookError] = []
@@ -242,10 +246,11 @@ def check(store: Store, paths: Iterable[Path], tag: str = TAG,
             continue
         expected.add(store.path(path).resolve())
         try:
-            states = [store.lookup(page, n) for n in cells]
-        except RecordingCorrupted as error:
-            errors.append(error)
+            _read(store.path(path))
+        except FileDamaged as damaged:
+            warnings.append(damaged)
             continue
+        states = [store.lookup(page, n) for n in cells]
         stale = [s for s in states if isinstance(s, Stale)]
         missing = [s.cell for s in states if isinstance(s, Missing)]
         if stale:
@@ -260,8 +265,8 @@ def check(store: Store, paths: Iterable[Path], tag: str = TAG,
             continue
         try:
             _read(file)
-        except RecordingCorrupted as error:
-            errors.append(error)
+        except FileDamaged as damaged:
+            warnings.append(damaged)
             continue
         warnings.append(RecordingOrphan(file, "GPU recording for a page that does not exist or has no needs-cuda cell"))
     return warnings, errors

@@ -47,7 +47,7 @@ class StaleTranslation:
     def message(self) -> str:
         why = ("the English page's prose changed since this translation" if self.before is not None
                else "no record of which state of the English page this translates")
-        return (f"warning: {self.page}: {why} ({self.source}). Revise it, then mark it up to date with "
+        return (f"{self.page}: {why} ({self.source}). Revise it, then mark it up to date with "
                 f"`python -m torchnotes translated {self.page}`")
 
     def diff(self) -> str:

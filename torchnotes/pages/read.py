@@ -18,21 +18,11 @@ import yaml
 
 from torchnotes import kept
 from torchnotes.errors import InvalidCell, InvalidFrontMatter, InvalidTags, UnreadablePage
+from torchnotes.pages.tags import RAISES, SKIP_EXECUTION, TAGS, VOLATILE
 
 # Root-level YAML goes to notebook metadata instead of a raw cell, so the paired .ipynb opens clean in Colab.
 MD_FORMAT = {"extension": ".md", "format_name": "markdown", "root_level_metadata_as_raw_cell": False}
 
-TAGS = {
-    "raises-exception": "the cell must raise the exception named by raises= (and match=, if given)",
-    "needs-cuda": "run only where a CUDA device is present; shown with a notice elsewhere",
-    "skip-execution": "shown, never executed",
-    "remove-input": "hide the code, keep the output",
-    "remove-output": "run the code, hide its output",
-    "remove-cell": "run the code, hide code and output",
-    "hide-input": "code collapsed behind a click",
-    "hide-output": "output collapsed behind a click",
-    "volatile": "the output varies from run to run for a reason given in reason=; never compared across torch versions",
-}
 CELL_OPTIONS = {"tags", "raises", "match", "reason"}
 # Blank-line bookkeeping jupytext adds to round-trip a file; not options of ours.
 JUPYTEXT_LAYOUT_KEYS = ("lines_to_next_cell", "lines_to_end_of_cell_marker")
@@ -241,7 +231,7 @@ def _check_cell(path: Path, cell, number: int, line: int | None) -> None:
         if tag not in TAGS:
             raise InvalidTags(path, f"unknown tag '{tag}' (known: {', '.join(TAGS)})", **where)
     raises = cell.metadata.get("raises")
-    if "raises-exception" in tags:
+    if RAISES in tags:
         if not isinstance(raises, str) or not _EXCEPTION_NAME.match(raises):
             raise InvalidTags(path, "tag 'raises-exception' needs raises=\"<ExceptionType>\" (a class name such as RuntimeError)", **where)
     elif raises is not None or "match" in cell.metadata:
@@ -252,12 +242,12 @@ def _check_cell(path: Path, cell, number: int, line: int | None) -> None:
         except (re.error, TypeError) as error:
             raise InvalidTags(path, f"match= is not a valid regular expression: {error}", **where) from error
     reason = cell.metadata.get("reason")
-    if "volatile" in tags and (not isinstance(reason, str) or not reason.strip()):
+    if VOLATILE in tags and (not isinstance(reason, str) or not reason.strip()):
         raise InvalidTags(path, 'tag \'volatile\' needs reason="<why the output varies>" (for example reason="prints '
                                 'a timing"): the changes page and `check` list every use with its reason', **where)
-    if "volatile" not in tags and reason is not None:
+    if VOLATILE not in tags and reason is not None:
         raise InvalidTags(path, "reason= belongs to the tag 'volatile'", **where)
-    if "skip-execution" in tags and "raises-exception" in tags:
+    if SKIP_EXECUTION in tags and RAISES in tags:
         raise InvalidTags(path, "a cell cannot be both skip-execution and raises-exception", **where)
 
 

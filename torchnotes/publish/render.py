@@ -21,6 +21,7 @@ from nbconvert.filters import ansi2html, strip_ansi
 from torchnotes.engine.execute import runnable
 from torchnotes.gpu import Recorded, cell_html
 from torchnotes.pages.read import Page, cell_number
+from torchnotes.pages.tags import HIDE_INPUT, HIDE_OUTPUT, NEEDS_CUDA, REMOVE_CELL, REMOVE_INPUT, REMOVE_OUTPUT
 from torchnotes.pages.tokens import substitute
 from torchnotes.publish.zh import join_cjk_lines
 from torchnotes.strings import strings
@@ -95,17 +96,17 @@ def render_markdown(page: Page, outputs: dict[str, list[dict]], ctx: RenderConte
 
 def _render_code_cell(cell, outs: list[dict], ctx: RenderContext, labels: dict) -> str:
     tags = cell.metadata.get("tags", [])
-    if "remove-cell" in tags:
+    if REMOVE_CELL in tags:
         return ""
     blocks: list[str] = []
-    if "remove-input" not in tags:
+    if REMOVE_INPUT not in tags:
         # The search index holds the prose: code and outputs are left out of it (issue 15's size budget), and
         # Material drops the attribute from the page once it has read it.
         fence = "```{ .python data-search-exclude }\n" + cell.source + "\n```"
-        if "hide-input" in tags:
+        if HIDE_INPUT in tags:
             fence = f'??? abstract "{labels["code"]}"\n\n' + _indent(fence)
         blocks.append(fence)
-    if "needs-cuda" in tags and not ctx.cuda:
+    if NEEDS_CUDA in tags and not ctx.cuda:
         state = ctx.recorded.get(cell_number(cell.id))
         if state is None:
             blocks.append(f'<p class="nb-note nb-note--cuda" data-search-exclude>{html.escape(labels["needs_cuda"].format(device=ctx.device))}</p>')
@@ -119,7 +120,7 @@ def _render_code_cell(cell, outs: list[dict], ctx: RenderContext, labels: dict) 
     if not runnable(cell, ctx.cuda):
         blocks.append(f'<p class="nb-note" data-search-exclude>{html.escape(labels["not_run"])}</p>')
         return "\n\n".join(blocks)
-    if "remove-output" in tags:
+    if REMOVE_OUTPUT in tags:
         return "\n\n".join(blocks)
     rendered = [r for r in (_render_output(o, f"{ctx.stem}-{cell.id}-{i}", ctx, labels) for i, o in enumerate(outs)) if r]
     if rendered:
@@ -127,7 +128,7 @@ def _render_code_cell(cell, outs: list[dict], ctx: RenderContext, labels: dict) 
         # Images are Markdown (see _render_data): the blocks around them are parsed as Markdown (md_in_html).
         md = " markdown" if any(r.startswith("\n![") for r in rendered) else ""
         lines = sum(_text(o.get("text", "")).count("\n") + len(o.get("traceback", [])) for o in outs)
-        if "hide-output" in tags:
+        if HIDE_OUTPUT in tags:
             body = f'<details class="nb-details"{md}><summary>{html.escape(labels["output"])}</summary>\n{body}\n</details>'
         elif lines > LONG_OUTPUT:
             # Long outputs stay open but can be folded away by the reader.

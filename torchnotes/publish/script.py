@@ -30,6 +30,7 @@ import nbformat
 
 from torchnotes import kept
 from torchnotes.pages.read import Page
+from torchnotes.pages.tags import NEEDS_CUDA, RAISES, SKIP_EXECUTION
 from torchnotes.storage import digest
 
 _OWN = hashlib.sha256(Path(__file__).read_bytes()).hexdigest()
@@ -90,16 +91,16 @@ def page_script(page: Page, outputs: dict[str, list[dict]], header: str) -> str:
 def script_cell(cell, outputs: list[dict]) -> str:
     tags = set(cell.metadata.get("tags", []))
     source = cell.source.rstrip()
-    if "skip-execution" in tags:
+    if SKIP_EXECUTION in tags:
         return _commented("not run by the site's build (skip-execution): shown, not executed", source)
     try:
         tree = ast.parse(source)
     except SyntaxError:
         return _commented("a SyntaxError on purpose: the page shows the error", source)
-    source = _print_last_expression(source, tree, outputs, ran="needs-cuda" not in tags)
-    if "raises-exception" in tags:
+    source = _print_last_expression(source, tree, outputs, ran=NEEDS_CUDA not in tags)
+    if RAISES in tags:
         source = _expecting(source, cell.metadata["raises"])
-    if "needs-cuda" in tags:
+    if NEEDS_CUDA in tags:
         source = "if torch.cuda.is_available():  # needs a CUDA GPU (needs-cuda)\n" + textwrap.indent(source, "    ")
     return source
 

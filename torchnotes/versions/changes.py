@@ -12,14 +12,13 @@ from pathlib import Path
 
 from torchnotes.engine.cache import Hit
 from torchnotes.engine.results import PageResult
-from torchnotes.errors import CacheCorrupted
+from torchnotes.pages.tags import VOLATILE
 from torchnotes.settings import Settings
 from torchnotes.strings import strings
 from torchnotes.versions.drift import CellDrift, compare_page, warnings_in
 from torchnotes.versions.run import CONFIG, compared_engine, failures, load_versions, read_state
 
 CHANGES_MARKER = "<!-- torchnotes:version-changes -->"
-DRIFT_REPORT = "drift.md"  # in the cache folder, written by the publish step for `summary`
 
 
 @dataclass
@@ -42,7 +41,7 @@ class Comparison:
         return [(page, d) for page, items in self.cells.items() for d in items if d.version == version]
 
 
-def compare(settings: Settings, results: list[PageResult], log=print) -> Comparison:
+def compare(settings: Settings, results: list[PageResult]) -> Comparison:
     if not (settings.root / CONFIG).exists():
         return Comparison()
     listed = load_versions(settings.root, settings.path("requirements"))
@@ -56,7 +55,7 @@ def compare(settings: Settings, results: list[PageResult], log=print) -> Compari
             found.missing.append(version)
             continue
         found.versions.append(version)
-        engine = compared_engine(settings, state, log=log)
+        engine = compared_engine(settings, state)
         engine.entries.begin()
         for result in pages:
             other = _outcome(engine, kept_failures, result)
@@ -75,10 +74,7 @@ def _outcome(engine, kept_failures, result: PageResult) -> dict | None:
     hit = engine.lookup(result.source)
     if isinstance(hit, Hit):
         return {"outputs": hit.body["outputs"]}
-    try:
-        return kept_failures.get(hit.key)
-    except CacheCorrupted:
-        return None
+    return kept_failures.load(hit.key)
 
 
 def changes_markdown(comparison: Comparison, results: list[PageResult], lang: str, docs_dir: Path,
@@ -116,7 +112,7 @@ def _warnings_section(mine: dict, w: dict, primary: str) -> list[str]:
 
 def _volatile_section(mine: dict, w: dict) -> list[str]:
     rows = [(rel, number, cell.metadata.get("reason", "")) for rel, r in mine.items() if r.source
-            for number, cell in enumerate(r.source.code_cells, 1) if "volatile" in cell.metadata.get("tags", [])]
+            for number, cell in enumerate(r.source.code_cells, 1) if VOLATILE in cell.metadata.get("tags", [])]
     if not rows:
         return []
     lines = [f"## {w['changes_volatile']}", "", w["changes_volatile_intro"], "",

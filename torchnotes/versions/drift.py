@@ -16,8 +16,9 @@ from dataclasses import dataclass
 from nbconvert.filters import strip_ansi
 
 from torchnotes.engine.execute import runnable
+from torchnotes.pages.tags import REMOVE_CELL, REMOVE_OUTPUT, SKIP_EXECUTION, VOLATILE
 
-SKIPPED_TAGS = {"volatile", "remove-output", "remove-cell", "skip-execution"}
+SKIPPED_TAGS = {VOLATILE, REMOVE_OUTPUT, REMOVE_CELL, SKIP_EXECUTION}
 _MASKS = [
     # glog-style prefixes: W1124 11:04:12.255000 9019 torch/…/file.py:123] message
     (re.compile(r"^[IWEF]\d{4} \d\d:\d\d:\d\d\.\d+\s+\d+\s+[^\]\n]*\]\s?", re.MULTILINE), ""),

@@ -28,7 +28,7 @@ from torchnotes.engine.cache import Cache
 from torchnotes.engine.environment import Environment, keyed_variables, probe_child, requirements_hash
 from torchnotes.engine.fonts import font_fingerprint
 from torchnotes.engine.results import Report
-from torchnotes.engine.scheduler import Engine
+from torchnotes.engine.scheduler import Engine, Run
 from torchnotes.errors import (
     CellFailed,
     ExpectedErrorMismatch,
@@ -36,11 +36,11 @@ from torchnotes.errors import (
     VersionInstallFailed,
     VersionsInvalid,
 )
+from torchnotes.layout import CacheFolder
+from torchnotes.log import logger
 from torchnotes.settings import Settings
 
 CONFIG = "versions.yml"
-STATE_DIR = "versions"  # under the cache folder: what each compared release's environment was when it ran
-FAILED_DIR = "failed"  # under the cache folder: pages that raise under a compared release (a result, not an error)
 # Failures that come from the code and the release, so the same inputs fail the same way again.
 DETERMINISTIC = (CellFailed, ExpectedErrorMissing, ExpectedErrorMismatch)
 PIN = re.compile(r"^torch\s*==\s*([^\s;#]+)", re.MULTILINE)
@@ -103,7 +103,7 @@ class VersionEnv:
         return self.path / "share" / "jupyter"
 
 
-def ensure_env(version: str, requirements: Path, log=print, *, known_path: str | None = None) -> VersionEnv:
+def ensure_env(version: str, requirements: Path, *, known_path: str | None = None) -> VersionEnv:
     """The environment of one release, created (or created again) when missing, incomplete or out of date.
 
     It is built beside its final place and moved there only once pip succeeded: a failed install leaves nothing.
@@ -117,11 +117,11 @@ def ensure_env(version: str, requirements: Path, log=print, *, known_path: str |
     if marker.exists() and json.loads(marker.read_text(encoding="utf-8")) == want:
         return target
     if target.path.exists():
-        log(f"torch {version}: the environment {target.path} is incomplete or its requirements changed; creating it again")
+        logger.info(f"torch {version}: the environment {target.path} is incomplete or its requirements changed; creating it again")
     elif known_path:
-        log(f"torch {version}: the environment {known_path} was deleted since the last build; creating it again")
+        logger.info(f"torch {version}: the environment {known_path} was deleted since the last build; creating it again")
     else:
-        log(f"torch {version}: creating its environment in {target.path}")
+        logger.info(f"torch {version}: creating its environment in {target.path}")
     partial = target.path.with_name(target.path.name + ".partial")
     shutil.rmtree(partial, ignore_errors=True)
     try:
@@ -196,7 +196,7 @@ def describe(target: VersionEnv, requirements: Path) -> tuple[Environment, dict[
 # What each compared release did, kept beside the execution cache for the publish step.
 
 def state_path(settings: Settings, version: str) -> Path:
-    return settings.path("cache_dir") / STATE_DIR / f"{version}.json"
+    return CacheFolder(settings.path("cache_dir")).states / f"{version}.json"
 
 
 STATE_KEYS = {"version", "env", "kernel", "packages", "env_path", "python"}
@@ -209,28 +209,28 @@ def read_state(settings: Settings, version: str) -> dict | None:
     return state if state is not None and STATE_KEYS <= set(state) else None
 
 
-def compared_engine(settings: Settings, state: dict, *, mode: str = "off", log=print) -> Engine:
+def compared_engine(settings: Settings, state: dict, *, mode: str = "off") -> Engine:
     """An engine that reads (mode off) or fills (auto) the cache of one compared release."""
     env = Environment(**state["env"])
-    return Engine.from_settings(settings, env, kernel=state["kernel"], mode=mode, packages=state["packages"],
-                                python=state["python"], log=log)
+    return Engine(settings, env, run=Run(kernel=state["kernel"], mode=mode, packages=state["packages"],
+                                         python=state["python"]))
 
 
 def failures(settings: Settings) -> Cache:
-    return Cache(settings.path("cache_dir") / FAILED_DIR)
+    return Cache(CacheFolder(settings.path("cache_dir")).failed)
 
 
-def run_version(settings: Settings, version: str, pages: list[Path], log=print) -> Report:
+def run_version(settings: Settings, version: str, pages: list[Path]) -> Report:
     """Execute every page under one compared release; a page that raises there is kept as that release's result."""
     requirements = settings.path("requirements")
     before = read_state(settings, version)
-    target = ensure_env(version, requirements, log, known_path=before and before.get("env_path"))
+    target = ensure_env(version, requirements, known_path=before and before.get("env_path"))
     env, packages = describe(target, requirements)
     state = {"version": version, "env": env.key(), "kernel": target.kernel, "packages": packages,
              "env_path": str(target.path), "python": str(target.python)}
     os.environ["JUPYTER_PATH"] = os.pathsep.join(
         [str(target.kernels_dir)] + [p for p in os.environ.get("JUPYTER_PATH", "").split(os.pathsep) if p])
-    engine = compared_engine(settings, state, mode="auto", log=log)
+    engine = compared_engine(settings, state, mode="auto")
     failed = failures(settings)
     todo = [p for p in pages if not _known_failure(engine, failed, p)]
     report = engine.run(todo)
@@ -251,10 +251,10 @@ def merge_states(sources: list[Path], target: Path) -> int:
     """Copy each release's state from the caches of the jobs that ran it (one release per job)."""
     copied = 0
     for source in sources:
-        for path in sorted((Path(source) / STATE_DIR).glob("*.json")):
+        for path in sorted(CacheFolder(source).states.glob("*.json")):
             body = kept.load(path)
             if body is not None:
-                kept.store(Path(target) / STATE_DIR / path.name, body)
+                kept.store(CacheFolder(target).states / path.name, body)
                 copied += 1
     return copied
 

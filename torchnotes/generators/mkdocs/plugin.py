@@ -28,13 +28,30 @@ from torchnotes.errors import BuildFailed
 from torchnotes.generators.mkdocs.config import NotebooksConfig
 from torchnotes.generators.mkdocs.kept_html import KeptHtml
 from torchnotes.generators.mkdocs.kept_search import KeptSearch
+from torchnotes.layout import CacheFolder
+from torchnotes.log import Printed, logger
 from torchnotes.pages.freshness import REBASE
 from torchnotes.pages.glossary import GlossaryError
 from torchnotes.publish import search_expand, search_index
-from torchnotes.publish.tree import Published, Publisher, Session
+from torchnotes.publish.session import Session
+from torchnotes.publish.tree import Published, Publisher
 from torchnotes.settings import Settings
 
 log = logging.getLogger("mkdocs.plugins.torchnotes")
+
+
+class _ToMkDocs(logging.Handler):
+    """The build's records (torchnotes/log.py) in MkDocs' log, as information: a CPU build warns of the GPU
+    recordings it lacks, which must not stop `mkdocs build --strict`."""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        log.info(Printed().format(record))
+
+    @classmethod
+    def attach(cls) -> None:
+        if not any(isinstance(handler, cls) for handler in logger.handlers):
+            logger.addHandler(cls())
+            logger.setLevel(logging.INFO)
 
 
 class NotebooksPlugin(BasePlugin[NotebooksConfig]):
@@ -67,13 +84,14 @@ class NotebooksPlugin(BasePlugin[NotebooksConfig]):
             self.env = probe(root / self.config.requirements)
         options = {name: self.config[name] for name in Settings().options}
         self.settings = replace(Settings(), root=root, docs_dir=self.sources, **options)
+        self.folder = CacheFolder(self.settings.path("cache_dir"))
         if self.session is None:
             self.session = Session.for_settings(self.settings)
+        _ToMkDocs.attach()
         stamp = tuple((p, p.stat().st_mtime_ns) for p in sorted(self.sources.rglob("*")) if p.is_file())
         if stamp != self.stamp or not publish_dir.exists():
             try:
-                self.published = Publisher(self.settings, self.env, log=log.info,
-                                           session=self.session).run(publish_dir)
+                self.published = Publisher(self.settings, self.env, session=self.session).run(publish_dir)
             except BuildFailed as failed:
                 self.stamp = None
                 raise PluginError(str(failed)) from failed
@@ -82,13 +100,12 @@ class NotebooksPlugin(BasePlugin[NotebooksConfig]):
         config.docs_dir = str(publish_dir)
         if self.kept is None:
             # One folder per config file: the offline copy's build (mkdocs.offline.yml) keeps its own.
-            self.kept = KeptHtml(self.settings.path("cache_dir") / "mkdocs" / Path(config.config_file_path).stem)
+            self.kept = KeptHtml(self.folder.kept_html(Path(config.config_file_path).stem))
         if self.kept not in config.markdown_extensions:  # mkdocs serve loads the config again for each build
             config.markdown_extensions.append(self.kept)
         if self.kept_search is None:
             words = root / self.config.search_words if self.config.search_words else None
-            self.kept_search = KeptSearch(self.settings.path("cache_dir") / "search" / Path(config.config_file_path).stem,
-                                          words)
+            self.kept_search = KeptSearch(self.folder.kept_search(Path(config.config_file_path).stem), words)
         self.kept.begin()  # each build (mkdocs serve) counts afresh, also after a failed one
         self.kept_search.begin()
         return config
@@ -102,7 +119,7 @@ class NotebooksPlugin(BasePlugin[NotebooksConfig]):
         # Jinja compiles Material's templates again in every build; its bytecode cache checks each template's
         # source before it uses what it kept.
         if self.kept is not None:
-            folder = self.settings.path("cache_dir") / "jinja"
+            folder = self.folder.jinja
             folder.mkdir(parents=True, exist_ok=True)
             env.bytecode_cache = FileSystemBytecodeCache(str(folder))
         return env
@@ -173,7 +190,7 @@ class NotebooksPlugin(BasePlugin[NotebooksConfig]):
             return
         if getattr(config.plugins.get("i18n"), "building", False):
             return  # the end of mkdocs-static-i18n's build of one more language: the index is not merged yet
-        self.published.report.write(self.settings.path("cache_dir") / "report.json")
+        self.published.report.write(self.folder.report)
         if self.kept is not None:
             log.info(self.kept.finish())
         if self.kept_search is not None:

@@ -2,5 +2,5 @@
 
 - hooks.py: MkDocs hooks of mkdocs.offline.yml (what Material's offline plugin does, for two languages);
 - tree.py: the search scripts, the iframe-worker shim, and the check that every link and asset opens from disk;
-- __main__.py: builds, checks and zips (python -m torchnotes.generators.offline).
+- zips.py: builds, checks and zips (python -m torchnotes offline).
 """

@@ -1,7 +1,7 @@
 """The PDF book: one per language, printed from the built site (the same executed pages, outputs capped as on
 the site) by Chromium, with an outline, a clickable contents page and the build's provenance on its title page.
 
-    python -m torchnotes.generators.pdf [--config mkdocs.yml] [--site site] [--out site/pdf] [--lang en --lang zh]
+    python -m torchnotes pdf [--config mkdocs.yml] [--site site] [--out site/pdf] [--lang en --lang zh]
 
 writes <out>/pytorch-notes-<lang>.pdf. Generator-neutral: it reads the site's HTML and mkdocs.yml's nav, and
 nothing in the engine or the MkDocs adapter knows of it. A failure leaves no PDF half-written.
@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import html
 import tempfile
-from collections.abc import Callable
 from pathlib import Path
 
 from torchnotes.engine.environment import probe
@@ -29,6 +28,7 @@ from torchnotes.generators.pdf.book import (
     part_anchor,
     title_page,
 )
+from torchnotes.log import logger
 from torchnotes.pages.read import read_page
 from torchnotes.settings import load
 from torchnotes.strings import strings
@@ -85,8 +85,7 @@ document.body.dataset.bookReady = "1";
 """
 
 
-def build(config_file: Path, site: Path, out: Path, langs: list[str] | None = None,
-          log: Callable[[str], None] = print) -> list[Path]:
+def build(config_file: Path, site: Path, out: Path, langs: list[str] | None = None) -> list[Path]:
     """Print one book per language into out; the site, its math assets and every font are checked before anything
     is printed or any folder made."""
     # Chromium opens the book and its assets by file:// URL, which only an absolute path has.
@@ -108,7 +107,7 @@ def build(config_file: Path, site: Path, out: Path, langs: list[str] | None = No
             printer.print_book(book, raw, meta["/Title"])
             printer.check_embedded_cjk(lang, raw, target)
             printer.finish(raw, target, outline(entries), meta)
-        log(f"pdf: {target} ({len(entries)} pages of the nav, {target.stat().st_size / 1e6:.1f} MB)")
+        logger.info(f"pdf: {target} ({len(entries)} pages of the nav, {target.stat().st_size / 1e6:.1f} MB)")
     return list(targets.values())
 
 

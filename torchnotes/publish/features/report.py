@@ -1,14 +1,27 @@
-"""The execution report page: every page of one language with its status, time and the environment."""
+"""The execution report page: every page of one language with its status, time and the environment, then the GPU
+recordings (the page carries REPORT_MARKER where the table goes)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 from torchnotes.engine.results import Report
+from torchnotes.publish.features.base import Feature, PageOut
+from torchnotes.publish.features.gpu import GpuRecordings
 from torchnotes.strings import strings
 
 REPORT_MARKER = "<!-- torchnotes:execution-report -->"
 SLOWEST = 5
+
+
+class ReportPage(Feature):
+    def page(self, out: PageOut, body: str) -> str:
+        if REPORT_MARKER not in body:
+            return body
+        settings = self.build.settings
+        gpu = next(f for f in self.build.features if isinstance(f, GpuRecordings))
+        table = report_markdown(self.build.report, out.lang, settings.root, settings.docs_dir)
+        return body.replace(REPORT_MARKER, table + "\n" + gpu.report(out.lang))
 
 
 def report_markdown(report: Report, lang: str, root: Path, docs_dir: Path) -> str:

@@ -1,4 +1,4 @@
-"""Build the offline copy and zip it, one zip per language: python -m torchnotes.generators.offline [--out site/offline].
+"""Build the offline copy and zip it, one zip per language: python -m torchnotes offline [--out site/offline].
 
 Each zip holds the whole site, both languages, so that the language menu works from disk, and opens in its own
 language: pytorch-notes-zh.zip unpacks to pytorch-notes-zh/, whose index.html leads to the Chinese home page
@@ -7,7 +7,6 @@ language: pytorch-notes-zh.zip unpacks to pytorch-notes-zh/, whose index.html le
 
 from __future__ import annotations
 
-import argparse
 import os
 import subprocess
 import sys
@@ -17,9 +16,8 @@ from html import escape
 from pathlib import Path
 
 from torchnotes.generators.offline import tree
-from torchnotes.settings import load as load_settings
+from torchnotes.log import logger
 
-ROOT = Path(__file__).resolve().parents[3]
 NAME = "pytorch-notes"
 FIXED_TIME = (1980, 1, 1, 0, 0, 0)  # every entry's date: the same site gives the same zip
 
@@ -28,9 +26,9 @@ class BuildFailed(tree.OfflineError):
     """mkdocs build of mkdocs.offline.yml failed; its log names the page and the reason."""
 
 
-def build(site: Path, config: Path) -> None:
+def build_site(site: Path, config: Path) -> None:
     done = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "-f", str(config), "-d", str(site)],
-                          cwd=ROOT, env=dict(os.environ, NO_MKDOCS_2_WARNING="1"), capture_output=True, text=True)
+                          cwd=config.parent, env=dict(os.environ, NO_MKDOCS_2_WARNING="1"), capture_output=True, text=True)
     if done.returncode != 0:
         errors = [line for line in done.stderr.splitlines() if line.startswith(("ERROR", "WARNING"))]
         raise BuildFailed(f"mkdocs build -f {config} failed ({done.returncode}):\n"
@@ -86,35 +84,21 @@ def write_zip(site: Path, lang: str, langs: list[str], out: Path) -> Path:
     return part.replace(target)
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m torchnotes.generators.offline", description=__doc__)
-    parser.add_argument("--config", type=Path, default=ROOT / "mkdocs.offline.yml")
-    parser.add_argument("--site", type=Path, default=ROOT / "build" / "offline-site",
-                        help="where the offline site is built (emptied first)")
-    parser.add_argument("--out", type=Path, default=ROOT / "site" / "offline", help="where the zips go")
-    parser.add_argument("--langs", nargs="+", help="the default language first (default: mkdocs.yml's torchnotes languages)")
-    parser.add_argument("--no-build", action="store_true", help="check and zip the tree already in --site")
-    args = parser.parse_args(argv)
-    args.site, args.out = args.site.resolve(), args.out.resolve()
-    langs = args.langs or list(load_settings(ROOT / "mkdocs.yml").languages)
+def build_and_zip(config: Path, site: Path, out: Path, langs: list[str], *, build: bool = True) -> list[Path]:
+    """site and out absolute; langs: the default language first. Raises OfflineError (no zip left half-written)."""
     started = time.perf_counter()
     try:
-        if not args.no_build:
-            build(args.site, args.config)
-        check_complete(args.site, langs)
-        checked = tree.check(args.site)
-        zips = [write_zip(args.site, lang, langs, args.out) for lang in langs]
-    except tree.OfflineError as error:
-        for part in args.out.glob(f"{NAME}-*.zip.part"):
+        if build:
+            build_site(site, config)
+        check_complete(site, langs)
+        checked = tree.check(site)
+        zips = [write_zip(site, lang, langs, out) for lang in langs]
+    except tree.OfflineError:
+        for part in out.glob(f"{NAME}-*.zip.part"):
             part.unlink()
-        print(f"offline: {error}", file=sys.stderr)
-        return 1
-    print(f"offline: {checked} links and assets of {args.site} open from disk")
+        raise
+    logger.info(f"offline: {checked} links and assets of {site} open from disk")
     for path in zips:
-        print(f"offline: wrote {path} ({path.stat().st_size / 2**20:.1f} MiB)")
-    print(f"offline: built and zipped in {time.perf_counter() - started:.1f} s")
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())
+        logger.info(f"offline: wrote {path} ({path.stat().st_size / 2**20:.1f} MiB)")
+    logger.info(f"offline: built and zipped in {time.perf_counter() - started:.1f} s")
+    return zips

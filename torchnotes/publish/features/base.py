@@ -1,0 +1,105 @@
+"""What a page feature is, and what it sees of one publish run.
+
+A feature is one thing publishing adds to a page or to the site (the provenance line, the GPU recordings, the
+version pills and changes page, ...). The publisher makes each feature of FEATURES (torchnotes/publish/features/
+__init__.py) once per run, with the run's Build, and calls, in the list's order:
+
+    check(pages)        before execution; `python -m torchnotes check` calls it too (build.checking)
+    start()             after execution (build.report is set): what the feature needs from the whole site
+    context(out)        fields of the renderer's RenderContext for one page (torchnotes/publish/render.py)
+    page(out, body)     the page's Markdown, with what the feature adds
+    files(out)          files beside the page: {name in the page's asset folder: bytes}
+    provenance(out)     a part of the line under the title (the provenance feature joins them)
+    finish()            after every page: site-wide files, pruning what the feature keeps
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from torchnotes.engine.environment import Environment
+from torchnotes.engine.results import PageResult, Report
+from torchnotes.errors import NotebookError
+from torchnotes.layout import CacheFolder
+from torchnotes.pages.checks import page_paths
+from torchnotes.pages.read import Page, Reader
+from torchnotes.settings import Settings
+
+
+@dataclass
+class Build:
+    settings: Settings
+    env: Environment
+    reader: Reader
+    report: Report | None = None  # set once the engine has run
+    checking: bool = False  # `python -m torchnotes check`: the reviewer's checks too, nothing is published
+    strict_gpu: bool = False  # check --strict-gpu: stale or missing GPU recordings are errors
+    sync: bool = True  # bring notebooks/ in sync with the pages
+    features: list = field(default_factory=list)  # every feature of this run, in FEATURES order
+
+    @property
+    def folder(self) -> CacheFolder:
+        return CacheFolder(self.settings.path("cache_dir"))
+
+    @property
+    def pages(self) -> list[Path]:
+        return [p for lang in self.settings.languages for p in page_paths(self.settings.docs_dir, lang)]
+
+
+@dataclass
+class PageOut:
+    """One page being published: its result, and where its files go."""
+
+    result: PageResult
+    lang: str
+    rel: Path  # under the language's folder: tensors/views.md
+    target: Path  # <out>/<lang>/tensors/views.md
+    assets: Path  # the page's own folder, its URL under directory URLs
+
+    @property
+    def page(self) -> Page:
+        return self.result.source
+
+    @property
+    def stem(self) -> str:
+        return self.target.stem
+
+    @property
+    def executed(self) -> bool:
+        """A page with code cells (a static page has no notebook, script or provenance)."""
+        return self.result.status != "static"
+
+
+class Feature:
+    def __init__(self, build: Build):
+        self.build = build
+
+    def check(self, pages: list[Path]) -> list[NotebookError]:
+        return []
+
+    def start(self) -> None:
+        pass
+
+    def context(self, out: PageOut) -> dict:
+        return {}
+
+    def page(self, out: PageOut, body: str) -> str:
+        return body
+
+    def files(self, out: PageOut) -> dict[str, bytes]:
+        return {}
+
+    def provenance(self, out: PageOut) -> str:
+        return ""
+
+    def finish(self) -> None:
+        pass
+
+
+def after_title(markdown: str, line: str) -> str:
+    lines = markdown.split("\n")
+    for index, text in enumerate(lines):
+        if text.startswith("# "):
+            return "\n".join(lines[: index + 1] + ["", line, ""] + lines[index + 1:])
+    return line + "\n\n" + markdown

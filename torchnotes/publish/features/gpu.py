@@ -1,0 +1,46 @@
+"""GPU recordings: the outputs of needs-cuda cells recorded on a GPU machine (recorded/), shown by a CPU build under
+their cells, named in the provenance line and listed on the report page (torchnotes.gpu does the work)."""
+
+from __future__ import annotations
+
+import html
+from pathlib import Path
+
+from torchnotes import gpu as recorded
+from torchnotes.errors import FileDamaged, NotebookError
+from torchnotes.log import logger
+from torchnotes.publish.features.base import Feature, PageOut
+
+
+class GpuRecordings(Feature):
+    def __init__(self, build):
+        super().__init__(build)
+        self.store = recorded.Store(build.settings.root / recorded.STORE_DIR, build.settings.docs_dir)
+        self.warnings: list[NotebookError] = []
+
+    def check(self, pages: list[Path]) -> list[NotebookError]:
+        warnings, errors = recorded.check(self.store, pages, reader=self.build.reader)
+        if self.build.checking:
+            # A build reads a damaged recording as absent (its cells show as not recorded); a pull request that
+            # commits one is stopped by the reviewer's check.
+            errors += [w for w in warnings if isinstance(w, FileDamaged)]
+            warnings = [w for w in warnings if not isinstance(w, FileDamaged)]
+        self.warnings = warnings
+        if self.build.strict_gpu:
+            return errors + warnings
+        for warning in warnings:
+            # A build names each in a line; the reviewer's check gives the whole message with what to do.
+            logger.warning(warning.message if self.build.checking else warning.message.splitlines()[0])
+        return errors
+
+    def context(self, out: PageOut) -> dict:
+        return {"recorded": {} if self.build.env.cuda else self.store.states(out.page)}
+
+    def provenance(self, out: PageOut) -> str:
+        text = "" if self.build.env.cuda else recorded.provenance_text(self.store, out.page, out.lang)
+        return html.escape(text)
+
+    def report(self, lang: str) -> str:
+        """The GPU section of the report page."""
+        rows = recorded.report_rows(self.store, self.build.settings.docs_dir, lang, reader=self.build.reader)
+        return recorded.report_markdown(rows, lang)

@@ -1,0 +1,79 @@
+"""Notebooks: the executed notebook beside each page (the download under the title), and notebooks/ kept paired
+with the pages as they are now, so that a contributor never runs `sync` by hand."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import nbformat
+
+from torchnotes.errors import NotebookError
+from torchnotes.pages import tokens
+from torchnotes.pages.checks import as_paired, check_pairs, notebook_text, paired_notebook, paired_text
+from torchnotes.pages.read import Page
+from torchnotes.publish.features.base import Feature, PageOut
+from torchnotes.storage import write_if_changed
+
+
+class Notebooks(Feature):
+    def __init__(self, build):
+        super().__init__(build)
+        self.synced: list[Path] = []  # paired notebooks under notebooks/ written or removed by this run
+
+    def check(self, pages: list[Path]) -> list[NotebookError]:
+        if not self.build.checking:
+            return []  # a build brings them in sync itself
+        settings = self.build.settings
+        return check_pairs(settings.docs_dir, settings.path("notebooks_dir"), settings.languages, self.build.reader)
+
+    def start(self) -> None:
+        if self.build.sync:
+            self.synced = sync_notebooks(self.build)
+
+    def files(self, out: PageOut) -> dict[str, bytes]:
+        if not out.executed:
+            return {}
+        executed = executed_notebook(out.page, out.result.outputs, tokens.values(self.build.env.torch))
+        return {f"{out.stem}.ipynb": notebook_text(executed, self.build.reader).encode()}
+
+
+def sync_notebooks(build) -> list[Path]:
+    settings, reader = build.settings, build.reader
+    notebooks = settings.path("notebooks_dir")
+    changed = []
+    for result in build.report.results:
+        paired = paired_notebook(result.source.path, settings.docs_dir, notebooks)
+        if result.status == "static":
+            if paired.exists():
+                paired.unlink()
+                changed.append(paired)
+            continue
+        if write_if_changed(paired, paired_text(result.source, reader).encode()):
+            changed.append(paired)
+    # A deleted page takes its notebook with it: otherwise a contributor commits an orphan.
+    for lang in settings.languages:
+        for orphan in sorted((notebooks / lang).rglob("*.ipynb")):
+            page = settings.docs_dir / lang / orphan.relative_to(notebooks / lang).with_suffix(".md")
+            if ".ipynb_checkpoints" not in orphan.parts and not page.exists():
+                orphan.unlink()
+                changed.append(orphan)
+    return changed
+
+
+def executed_notebook(page: Page, outputs: dict[str, list[dict]], values: dict | None = None) -> nbformat.NotebookNode:
+    """The page as a notebook with its outputs, each under the cell whose id it was stored by, and the prose's
+    tokens replaced (values: torchnotes.pages.tokens.values of the build's torch)."""
+    notebook = as_paired(page.notebook)
+    count = 0
+    for cell in notebook.cells:
+        if cell.cell_type == "markdown" and values:
+            cell.source = tokens.substitute(cell.source, values)
+        if cell.cell_type != "code" or not outputs.get(cell.id):
+            continue
+        count += 1
+        cell.execution_count = count
+        cell.outputs = [nbformat.from_dict(o) for o in outputs[cell.id]]
+        for out in cell.outputs:
+            if "execution_count" in out:
+                out.execution_count = count
+    return notebook

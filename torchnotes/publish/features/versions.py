@@ -1,0 +1,49 @@
+"""The axis of torch releases: a pill under each cell whose output differs in an older release, the changes page,
+the releases each page was compared with (provenance), and the drift report for the PR summary. Reads what
+`python -m torchnotes versions` executed (torchnotes.versions.changes); runs nothing."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from torchnotes.errors import NotebookError
+from torchnotes.log import logger
+from torchnotes.pages.tags import VOLATILE
+from torchnotes.publish.features.base import Feature, PageOut
+from torchnotes.storage import write_if_changed
+from torchnotes.strings import strings
+from torchnotes.versions.changes import CHANGES_MARKER, Comparison, changes_markdown, compare, drift_report
+
+
+class VersionChanges(Feature):
+    def __init__(self, build):
+        super().__init__(build)
+        self.comparison = Comparison()
+
+    def check(self, pages: list[Path]) -> list[NotebookError]:
+        if self.build.checking:
+            # Every cell left out of the comparison, with its reason, for review.
+            for path in pages:
+                for number, cell in enumerate(self.build.reader.page(path).code_cells, 1):
+                    if VOLATILE in cell.metadata.get("tags", []):
+                        logger.info(f"{VOLATILE}: {path} (code cell {number}): {cell.metadata['reason']}")
+        return []
+
+    def start(self) -> None:
+        self.comparison = compare(self.build.settings, self.build.report.results)
+        # For the PR summary (python -m torchnotes summary), which reads the cache folder, not the pages.
+        write_if_changed(self.build.folder.drift, drift_report(self.comparison).encode())
+
+    def context(self, out: PageOut) -> dict:
+        return {"drift": self.comparison.by_cell(out.result.page), "primary": self.comparison.primary}
+
+    def page(self, out: PageOut, body: str) -> str:
+        if CHANGES_MARKER not in body:
+            return body
+        settings = self.build.settings
+        return body.replace(CHANGES_MARKER, changes_markdown(self.comparison, self.build.report.results, out.lang,
+                                                             settings.docs_dir, settings.root))
+
+    def provenance(self, out: PageOut) -> str:
+        compared = self.comparison.compared.get(out.result.page)
+        return strings(out.lang)["compared"].format(versions=", ".join(compared)) if compared else ""

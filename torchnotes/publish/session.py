@@ -1,0 +1,27 @@
+"""What one preview (`mkdocs serve`) keeps across its rebuilds, so that a rebuild redoes only what changed."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from torchnotes.engine.zygote import Zygotes
+from torchnotes.layout import CacheFolder
+from torchnotes.pages.read import Reader
+from torchnotes.publish.render import Conversions
+
+
+@dataclass
+class Session:
+    """The pages read (Reader), the outputs and paragraphs converted (Conversions) and the zygotes (their torch
+    imported)."""
+
+    reader: Reader
+    conversions: Conversions = field(default_factory=Conversions)
+    zygotes: Zygotes = field(default_factory=Zygotes)
+
+    @classmethod
+    def for_settings(cls, settings) -> Session:
+        return cls(Reader(CacheFolder(settings.path("cache_dir")).parsed))
+
+    def close(self) -> None:
+        self.zygotes.close()
