@@ -41,6 +41,7 @@ from torchnotes.pages.checks import (
 )
 from torchnotes.pages.freshness import Ledger
 from torchnotes.pages.glossary import check_terms
+from torchnotes.pages.notes import check_note_mentions
 from torchnotes.pages.read import Reader, read_page
 from torchnotes.pages.safety import check_prose
 from torchnotes.pages.tokens import check_tokens
@@ -82,7 +83,7 @@ def check(s: Settings, args) -> int:
     for path in all_pages(s):
         try:
             parsed = reader.page(path)
-            errors += check_prose(path, parsed) + check_tokens(path, pinned)
+            errors += check_prose(path, parsed) + check_tokens(path, pinned) + check_note_mentions(path)
         except NotebookError as error:
             errors.append(error)
             continue
