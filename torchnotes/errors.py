@@ -250,3 +250,12 @@ class ReportMissing(NotebookError):
 
     hint = ("Keep main's report before the build overwrites it (cp {report} main-report.json), "
             "or leave --against out; the build's own report comes from python -m torchnotes execute or mkdocs build.")
+
+
+class BareNoteMention(NotebookError):
+    """"Note 004 says …" (笔记 004) with nothing to tell the reader what note 004 is: the five original notes are
+    described on the Sources page (docs/<lang>/sources.md)."""
+
+    hint = ("Link the mention to the Sources page ([note 004](../sources.md#note-004); zh: "
+            "[原始笔记 004](../sources.md#note-004)), or rewrite the sentence so it reads on its own. A correction "
+            "keeps saying what the note said, linked.")

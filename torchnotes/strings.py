@@ -178,6 +178,7 @@ ZH = {
         "Execution report": "执行报告",
         "Changes across PyTorch versions": "PyTorch 版本间的变化",
         "Benchmarks": "基准测试",
+        "Sources": "来源",
     },
 }
 

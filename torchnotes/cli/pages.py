@@ -14,6 +14,7 @@ from torchnotes.log import logger
 from torchnotes.pages.checks import page_paths, sync_pairs
 from torchnotes.pages.freshness import Ledger
 from torchnotes.pages.glossary import check_terms
+from torchnotes.pages.notes import check_note_mentions
 from torchnotes.pages.read import Reader, read_page
 from torchnotes.pages.safety import check_prose
 from torchnotes.publish.features import FEATURES, Build
@@ -29,13 +30,13 @@ def sync(settings: Settings, args) -> int:
 
 def check(settings: Settings, args) -> int:
     """The page features' checks (the same list the build runs, in their reviewer's form), and the checks of the
-    pages' own text: safe prose and the Chinese glossary."""
+    pages' own text: safe prose, mentions of the original notes, the Chinese glossary."""
     docs, langs, reader = settings.docs_dir, settings.languages, Reader()
     errors: list[NotebookError] = []
     readable = []
     for path in all_pages(settings):
         try:
-            errors += check_prose(path, reader.page(path))
+            errors += check_prose(path, reader.page(path)) + check_note_mentions(path)
         except NotebookError as error:
             errors.append(error)
             continue
