@@ -233,9 +233,9 @@ def _check_cell(path: Path, cell, number: int, line: int | None) -> None:
     raises = cell.metadata.get("raises")
     if RAISES in tags:
         if not isinstance(raises, str) or not _EXCEPTION_NAME.match(raises):
-            raise InvalidTags(path, "tag 'raises-exception' needs raises=\"<ExceptionType>\" (a class name such as RuntimeError)", **where)
+            raise InvalidTags(path, f"tag '{RAISES}' needs raises=\"<ExceptionType>\" (a class name such as RuntimeError)", **where)
     elif raises is not None or "match" in cell.metadata:
-        raise InvalidTags(path, "raises=/match= need the tag 'raises-exception'", **where)
+        raise InvalidTags(path, f"raises=/match= need the tag '{RAISES}'", **where)
     if "match" in cell.metadata:
         try:
             re.compile(cell.metadata["match"])
@@ -243,10 +243,10 @@ def _check_cell(path: Path, cell, number: int, line: int | None) -> None:
             raise InvalidTags(path, f"match= is not a valid regular expression: {error}", **where) from error
     reason = cell.metadata.get("reason")
     if VOLATILE in tags and (not isinstance(reason, str) or not reason.strip()):
-        raise InvalidTags(path, 'tag \'volatile\' needs reason="<why the output varies>" (for example reason="prints '
+        raise InvalidTags(path, f'tag \'{VOLATILE}\' needs reason="<why the output varies>" (for example reason="prints '
                                 'a timing"): the changes page and `check` list every use with its reason', **where)
     if VOLATILE not in tags and reason is not None:
-        raise InvalidTags(path, "reason= belongs to the tag 'volatile'", **where)
+        raise InvalidTags(path, f"reason= belongs to the tag '{VOLATILE}'", **where)
     if SKIP_EXECUTION in tags and RAISES in tags:
         raise InvalidTags(path, "a cell cannot be both skip-execution and raises-exception", **where)
 
