@@ -8,6 +8,8 @@ import logging
 import sys
 
 logger = logging.getLogger("torchnotes")
+# Progress is information: kept, not shown, until a handler (the CLI's, MkDocs', caplog's) takes the records.
+logger.setLevel(logging.INFO)
 
 
 class Printed(logging.Formatter):
@@ -28,7 +30,6 @@ def print_records() -> list[logging.Handler]:
     for handler in handlers:
         handler.setFormatter(Printed())
         logger.addHandler(handler)
-    logger.setLevel(logging.INFO)
     return handlers
 
 

@@ -51,7 +51,6 @@ class _ToMkDocs(logging.Handler):
     def attach(cls) -> None:
         if not any(isinstance(handler, cls) for handler in logger.handlers):
             logger.addHandler(cls())
-            logger.setLevel(logging.INFO)
 
 
 class NotebooksPlugin(BasePlugin[NotebooksConfig]):
