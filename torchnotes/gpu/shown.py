@@ -41,8 +41,10 @@ def cell_html(state: Recorded | Stale | Missing, lang: str, outputs_html: str = 
     return f'<p class="nb-note nb-note--{kind}" data-search-exclude>{html.escape(notice(state, lang))}</p>'
 
 
-def provenance_text(store: Store, page: Page, lang: str, tag: str = TAG) -> str:
-    """For the page's provenance line: which cells show GPU recordings, from where; '' without tagged cells."""
+def provenance_text(store: Store, page: Page, lang: str, tag: str = TAG, cells_as=numbers, escape=str) -> str:
+    """For the page's provenance line: which cells show GPU recordings, from where; '' without tagged cells.
+    cells_as(numbers) writes a list of code cell numbers (the publish step makes each a link to its cell), and
+    escape() everything else (html.escape for a page)."""
     cells = tagged(page, tag)
     if not cells:
         return ""
@@ -52,12 +54,12 @@ def provenance_text(store: Store, page: Page, lang: str, tag: str = TAG) -> str:
     done = [s for s in states if isinstance(s, Recorded)]
     if done:
         p = done[0].provenance
-        parts.append(words["provenance"].format(cells=numbers([s.cell for s in done]), gpu=p["gpu"],
-                                                torch=p["torch"], date=p["date"]))
+        parts.append(escape(words["provenance"]).format(cells=cells_as([s.cell for s in done]), gpu=escape(p["gpu"]),
+                                                        torch=escape(p["torch"]), date=escape(p["date"])))
     stale = [s.cell for s in states if isinstance(s, Stale)]
     if stale:
-        parts.append(words["provenance_stale"].format(cells=numbers(stale)))
+        parts.append(escape(words["provenance_stale"]).format(cells=cells_as(stale)))
     missing = [s.cell for s in states if isinstance(s, Missing)]
     if missing:
-        parts.append(words["provenance_missing"].format(cells=numbers(missing)))
+        parts.append(escape(words["provenance_missing"]).format(cells=cells_as(missing)))
     return " · ".join(parts)

@@ -37,8 +37,12 @@ class GpuRecordings(Feature):
         return {"recorded": {} if self.build.env.cuda else self.store.states(out.page)}
 
     def provenance(self, out: PageOut) -> str:
-        text = "" if self.build.env.cuda else recorded.provenance_text(self.store, out.page, out.lang)
-        return html.escape(text)
+        if self.build.env.cuda:
+            return ""
+        # Each cell number links to its cell's anchor (#cell-N, torchnotes/publish/render.py).
+        return recorded.provenance_text(self.store, out.page, out.lang,
+                                        cells_as=lambda cells: ", ".join(f"[{n}](#cell-{n})" for n in cells),
+                                        escape=html.escape)
 
     def report(self, lang: str) -> str:
         """The GPU section of the report page."""
