@@ -18,17 +18,23 @@ from browser_support import Recorder, SiteServer, site_pages, visit_all
 
 WIDTHS = {1280: 900, 390: 844}  # a laptop and a phone, the heights the reader used
 
-# An error is the summary line the build writes (.nb-error-message) or, for a page without one, a visible
-# traceback box; its message is the summary or the box's last line of text.
+# An error is the summary line the build writes (.nb-error-message, after its label) or, for a build without
+# one, a visible traceback box and its last line of text.
 MEASURE_JS = """
 () => {
   const visible = (el) => el.getClientRects().length > 0 && !el.closest('details:not([open])');
   const units = [];
   for (const el of document.querySelectorAll('.nb-error-message')) {
-    if (visible(el)) units.push({box: el, range: (() => { const r = document.createRange(); r.selectNodeContents(el); return r; })(), text: el.textContent});
+    if (!visible(el)) continue;
+    const r = document.createRange();
+    r.selectNodeContents(el);
+    const label = el.querySelector('.nb-error-label');
+    if (label) r.setStartAfter(label);
+    units.push({box: el, range: r, text: r.toString()});
   }
   for (const pre of document.querySelectorAll('pre.nb-error')) {
-    if (!visible(pre) || pre.closest('.nb-error-box')) continue;
+    // The traceback under a summary line is not where the message is read.
+    if (!visible(pre) || pre.matches('.nb-error-message, .nb-error-message ~ pre')) continue;
     const walker = document.createTreeWalker(pre, NodeFilter.SHOW_TEXT);
     const nodes = [];
     for (let n = walker.nextNode(); n; n = walker.nextNode()) nodes.push(n);
