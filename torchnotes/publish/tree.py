@@ -49,7 +49,7 @@ from torchnotes.storage import file_digest, write_atomically
 from torchnotes.strings import strings
 from torchnotes.versions.changes import CHANGES_MARKER, DRIFT_REPORT, changes_markdown, compare, drift_report
 
-PUBLISHED_META = ("title", "description")  # front matter the generators read; the rest is the engine's
+PUBLISHED_META = ("title", "description", "search")  # front matter the generators read; the rest is the engine's
 
 
 @dataclass
