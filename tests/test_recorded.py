@@ -236,7 +236,7 @@ def test_label_names_the_gpu():
     provenance = {"gpu": "NVIDIA H100 80GB HBM3", "gpu_count": 2, "cuda": "13.0", "torch": "2.13.0+cu130",
                   "date": "2026-12-01"}
     assert recorded.label(provenance, "en") == "Recorded on NVIDIA H100 80GB HBM3 × 2 · CUDA 13.0 · torch 2.13.0+cu130 · 2026-12-01"
-    assert recorded.label(dict(provenance, gpu_count=1), "zh").startswith("录制于 NVIDIA H100 80GB HBM3 · CUDA 13.0")
+    assert recorded.label(dict(provenance, gpu_count=1), "zh").startswith("记录于 NVIDIA H100 80GB HBM3 · CUDA 13.0")
 
 
 # ---------------------------------------------------------------------------------------------------- command line

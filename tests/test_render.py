@@ -165,3 +165,33 @@ def test_conversions_are_kept_by_their_text_and_the_unused_ones_forgotten(monkey
     assert set(conversions.kept) == {("ansi", coloured)}
     conversions.forget_unused()  # a build that used neither
     assert conversions.kept == {}
+
+
+def test_the_error_message_leads_its_traceback_and_the_heading_goes_to_the_fold(tmp_path):
+    """Issue 37: `Name: message` first, in a block of its own (the page wraps it), then the cell's frames without
+    IPython's rule and right-aligned heading, which only widened the box; the full traceback keeps them."""
+    frames = ["\x1b[31m" + "-" * 75 + "\x1b[39m", "\x1b[31mValueError\x1b[39m" + " " * 30 + "Traceback (most recent call last)",
+              "Cell In[7], line 1\n----> 1 f()"]
+    frames += [f"File site-packages/torch/inner_{n}.py:{n}, in f{n}()\n" + "\n".join(f"    line {i}" for i in range(6))
+               for n in range(5)]
+    frames += ["\x1b[31mValueError\x1b[39m: expected unspecified sampler option, but got sampler=[0, 1, 2]"]
+    error = {"output_type": "error", "ename": "ValueError", "evalue": "expected …", "traceback": frames}
+    md, _ = render(tmp_path, code("x", 'tags=["raises-exception"] raises="ValueError"'), [[error]])
+    shown, full = md.split("<details", 1)
+    message, traceback = shown.split('<pre class="nb-error" tabindex="0">', 1)
+    assert '<pre class="nb-error nb-error-message"><span class="nb-error-label">Expected error</span>' in message
+    assert '<span class="ansi-red-fg">ValueError</span>: expected unspecified sampler option, but got sampler=[0, 1, 2]</pre>' in message
+    assert "Cell In[7], line 1" in traceback and "Traceback (most recent call last)" not in shown and "-----" not in shown
+    assert "expected unspecified sampler" not in traceback  # said once, above
+    assert "Traceback (most recent call last)" in full and "-" * 75 in full
+
+
+def test_an_error_without_ipythons_shape_is_summed_up_from_its_name_and_value(tmp_path):
+    """A SyntaxError's traceback is one frame that ends in the message after a caret: the summary line is made
+    of ename and evalue, and the frame is shown under it."""
+    frame = "  Cell In[3], line 1\n    def\n       ^\nSyntaxError: invalid syntax\n"
+    error = {"output_type": "error", "ename": "SyntaxError", "evalue": "invalid syntax (3, 1)", "traceback": [frame]}
+    md, _ = render(tmp_path, code("x", 'tags=["raises-exception"] raises="SyntaxError"'), [[error]])
+    message, rest = md.split('<pre class="nb-error" tabindex="0">', 1)
+    assert '<span class="ansi-red-fg">SyntaxError</span>: invalid syntax (3, 1)</pre>' in message
+    assert "Cell In[3], line 1" in rest and "<details" not in md

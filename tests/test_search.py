@@ -109,6 +109,8 @@ def run_queries(browser, server, lang: str) -> tuple[list[tuple[str, list[str], 
         box.open()
         outcomes, times = [], []
         for item in QUERIES[lang]:
+            if "page" not in item:
+                continue  # only a page that must not be found (test_internal_pages_are_not_found)
             expected = item["page"] if isinstance(item["page"], list) else [item["page"]]
             found, elapsed = box.search(str(item["q"]))
             outcomes.append((str(item["q"]), expected, found[:TOP]))
@@ -160,6 +162,47 @@ def test_right_page_in_top_3(browser, server, lang):
     assert hits >= RECALL_TARGET * len(outcomes), (
         f"{lang}: only {hits}/{len(outcomes)} queries have their page in the top {TOP}: "
         + "; ".join(f"{q!r} wants {e[0]}, got {f}" for q, e, f in misses))
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+@browser_test
+def test_strict_queries_and_internal_pages(browser, server, lang):
+    """Issue 37: the queries marked strict each find their page in the top 3 (not only towards the recall target),
+    and the build's own pages (the report, the benchmarks: `search: {exclude: true}`) are in no result list."""
+    context = browser.new_context(viewport=VIEWPORT)
+    try:
+        box = SearchBox(context.new_page(), server.url(lang_root(lang)))
+        box.open()
+        problems, ranks = [], []
+        for item in QUERIES[lang]:
+            if not (item.get("strict") or item.get("absent")):
+                continue
+            found, _ = box.search(str(item["q"]))
+            expected = item.get("page", [])
+            expected = expected if isinstance(expected, list) else [expected]
+            rank = next((i + 1 for i, rel in enumerate(found) if rel in expected), None)
+            ranks.append(f"{item['q']!r}: {expected[0] if expected else '-'} at {rank}")
+            if item.get("strict") and not (rank and rank <= TOP):
+                problems.append(f"{item['q']!r} wants {expected} in the top {TOP}, got {found[:TOP]}")
+            leaked = [rel for rel in found if rel in item.get("absent", [])]
+            if leaked:
+                problems.append(f"{item['q']!r} lists the internal page(s) {leaked}: {found}")
+        assert not box.errors, f"the page logged errors while searching: {box.errors}"
+    finally:
+        context.close()
+    print(f"\n{lang}: " + "; ".join(ranks))
+    assert ranks, f"no strict or absent queries for {lang} in tests/search_queries.yml"
+    assert not problems, "\n".join(problems)
+
+
+def test_internal_pages_are_not_in_the_index(site_dir):
+    """The report and the benchmarks carry `search: {exclude: true}`: neither language's index holds them, while
+    the versions page, beside them in the nav, stays searchable."""
+    for lang in ("en", "zh"):
+        index = json.loads((site_dir / lang_root(lang) / "search" / "search_index.json").read_text(encoding="utf-8"))
+        pages = {doc[0] for doc in index["docs"]}
+        assert "versions/" in pages and "tensors/views/" in pages, f"{lang}: {sorted(pages)}"
+        assert not pages & {"report/", "benchmarks/"}, f"{lang}: the index holds {sorted(pages & {'report/', 'benchmarks/'})}"
 
 
 @browser_test

@@ -95,7 +95,19 @@ def test_a_synonym_the_index_does_not_hold_is_reported(tmp_path):
     assert [type(e) for e in unheld] == [SynonymNotHeld]
     assert unheld[0].line == 2 and "'显卡'" in unheld[0].message and "'图形处理器'" in unheld[0].message
     assert str(path) in unheld[0].message and "remove it" in unheld[0].message
-    assert expansion_table(docs("GPU"), SEPARATOR, "en", sources) == ([], [])  # Chinese site only
+    assert expansion_table(docs("GPU"), SEPARATOR, "en", sources) == ([], [])  # Chinese entries: Chinese site only
+
+
+def test_english_synonyms_serve_both_sites(tmp_path):
+    """Issue 37: an entry written wholly in English (multi-GPU) expands on the English site too; its words must be
+    held there as well, and one the index lacks is reported for that language."""
+    path = write(tmp_path, "# why\nmulti-GPU: [DistributedDataParallel, data parallelism]\n\n# why\n显卡: [GPU]\n")
+    sources = Sources(synonyms=tuple(read_synonyms(path)), synonyms_path=path)
+    table, unheld = expansion_table(docs("DistributedDataParallel and data parallelism on a GPU"), SEPARATOR, "en", sources)
+    assert table == [["multigpu", "DistributedDataParallel", "data parallelism"]] and unheld == []
+    table, unheld = expansion_table(docs("DistributedDataParallel on a GPU"), SEPARATOR, "en", sources)
+    assert table == [["multigpu", "DistributedDataParallel"]]
+    assert len(unheld) == 1 and "the en search index holds no 'data parallelism'" in unheld[0].message
 
 
 @pytest.mark.parametrize(("text", "reason"), [

@@ -27,7 +27,7 @@ CELL_OPTIONS = {"tags", "raises", "match", "reason"}
 # Blank-line bookkeeping jupytext adds to round-trip a file; not options of ours.
 JUPYTEXT_LAYOUT_KEYS = ("lines_to_next_cell", "lines_to_end_of_cell_marker")
 # source: the published tutorial an imported page came from (scripts/import_tutorial.py); its links resolve to it.
-FRONT_MATTER = {"title": str, "description": str, "timeout": int, "source": str}
+FRONT_MATTER = {"title": str, "description": str, "timeout": int, "source": str, "search": dict}
 REQUIRED_FRONT_MATTER = ("title", "description")
 _EXCEPTION_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 _CODE_FENCE = re.compile(r"^```\s*(python3?|py3)?\b.*$")
@@ -210,6 +210,9 @@ def _check_front_matter(path: Path, text: str, meta: dict) -> None:
         expected = FRONT_MATTER[key]
         if not isinstance(value, expected) or isinstance(value, bool):
             raise InvalidFrontMatter(path, f"'{key}' must be {expected.__name__}, got {value!r}", line=1)
+    # Material's documented page exclusion, for the site's own pages (report, benchmarks): nothing else of it.
+    if "search" in meta and (set(meta["search"]) != {"exclude"} or not isinstance(meta["search"]["exclude"], bool)):
+        raise InvalidFrontMatter(path, f"'search' may only be 'search: {{exclude: true}}', got {meta['search']!r}", line=1)
     if "timeout" in meta and meta["timeout"] <= 0:
         raise InvalidFrontMatter(path, f"'timeout' must be a positive number of seconds, got {meta['timeout']}", line=1)
 

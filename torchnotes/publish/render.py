@@ -168,32 +168,57 @@ def _render_output(out: dict, name: str, ctx: RenderContext, labels: dict) -> st
         css = "nb-stderr" if out.get("name") == "stderr" else "nb-stdout"
         return _pre(_text(out.get("text", "")), css, ctx)
     if kind == "error":
-        return _render_error(out.get("traceback", []), labels, ctx.conversions)
+        return _render_error(out, labels, ctx.conversions)
     if kind in ("execute_result", "display_data"):
         return _render_data(out.get("data", {}), name, ctx)
     return ""
 
 
-def _render_error(frames: list[str], labels: dict, conversions: Conversions) -> str:
-    """A traceback with the frames inside libraries folded away: the reader needs the cell's line and the error.
+# The rule of dashes and "Name   Traceback (most recent call last)" that open IPython's tracebacks.
+_HEADING = re.compile(r"-{3,}\s*$|\S+\s+Traceback \(most recent call last\)")
+
+
+def _render_error(out: dict, labels: dict, conversions: Conversions) -> str:
+    """The error's `Name: message` first, whole and wrapped, then the traceback with the frames inside libraries
+    folded away: the reader needs the message and the cell's line, and the rest stays one click away.
 
     IPython's traceback is a list: a rule, the exception heading, one entry per frame, then the error line.
+    The rule and the heading (a row of dashes, "Traceback (most recent call last)" pushed to the right) are
+    left to the full traceback: in the box the reader sees first they only widened it past the message.
     """
+    frames = out.get("traceback", [])
+    ename = out.get("ename", "")
+    evalue = out.get("evalue", "")
+    if frames and strip_ansi(frames[-1]).startswith(f"{ename}:" if ename else ""):
+        start = 0
+        while start < min(2, len(frames) - 1) and _HEADING.match(strip_ansi(frames[start])):
+            start += 1
+        body, tail = frames[start:-1], frames[-1]
+    else:
+        # Not IPython's usual shape (a SyntaxError's is one frame ending in its message): the message is made of
+        # the error's name and value, coloured as IPython colours it.
+        body, tail = frames, f"\x1b[31m{ename}\x1b[39m: {evalue}"
     caption = f'<span class="nb-error-label">{html.escape(labels["expected_error"])}</span>'
+    # No <div> of its own: Material's search parser ends an excluded block at the first </div> inside it, and the
+    # traceback would enter the index (nb-output carries the exclusion).
+    message = f'<pre class="nb-error nb-error-message">{caption}{conversions.ansi_html(tail.strip(chr(10)))}</pre>'
     full = conversions.ansi_html("\n".join(frames))
     lines = full.count("\n") + 1
-    head, body, tail = frames[:2], frames[2:-1], frames[-1:]
-    if lines <= LONG_TRACEBACK or len(body) < 3:
-        return f'<pre class="nb-error" tabindex="0">{caption}{full}</pre>'
-    cell_frames = [f for f in body if strip_ansi(f).startswith("Cell In")] or body[:1]
-    kept = cell_frames + [body[-1]] if body[-1] not in cell_frames else cell_frames
-    hidden = len(body) - len(kept)
-    note = "\x1b[2m" + labels["frames_hidden"].format(count=hidden) + "\x1b[0m"
-    short = head + cell_frames + ([note] if hidden else []) + [f for f in kept if f not in cell_frames] + tail
-    summary = html.escape(labels["full_traceback"].format(lines=lines))
-    return (f'<pre class="nb-error" tabindex="0">{caption}{conversions.ansi_html(chr(10).join(short))}</pre>\n'
-            f'<details class="nb-details nb-traceback"><summary>{summary}</summary>\n'
-            f'<pre class="nb-error" tabindex="0">{full}</pre>\n</details>')
+    shown, hidden = body, 0
+    if lines > LONG_TRACEBACK and len(body) >= 3:
+        cell_frames = [f for f in body if strip_ansi(f).startswith("Cell In")] or body[:1]
+        kept = cell_frames + [body[-1]] if body[-1] not in cell_frames else cell_frames
+        hidden = len(body) - len(kept)
+        note = "\x1b[2m" + labels["frames_hidden"].format(count=hidden) + "\x1b[0m"
+        shown = cell_frames + ([note] if hidden else []) + [f for f in kept if f not in cell_frames]
+    parts = [message]
+    if shown:
+        parts.append(f'<pre class="nb-error" tabindex="0">{conversions.ansi_html(chr(10).join(shown))}</pre>')
+    if hidden:
+        summary = html.escape(labels["full_traceback"].format(lines=lines))
+        parts.append(f'<details class="nb-details nb-traceback"><summary>{summary}</summary>\n'
+                     f'<pre class="nb-error" tabindex="0">{full}</pre>\n</details>')
+    return "\n".join(parts)
 
 
 def _render_data(data: dict, name: str, ctx: RenderContext) -> str:

@@ -8,7 +8,8 @@ counterparts too, weighted below the words the reader typed. The table comes fro
   and each forbidden variant stand for the Chinese term to use (in-place -> 原地, 拷贝 -> 复制), and the Chinese
   term for the English one; on the English site the Chinese term and its variants stand for the English one.
 - the synonyms (torchnotes/publish/search_synonyms_zh.yml, named by the plugin's `search_synonyms` option): what readers
-  call a concept that the pages name otherwise (显卡 for GPU). Chinese site only.
+  call a concept that the pages name otherwise (显卡 for GPU, multi-GPU for data parallelism). The Chinese site takes
+  every entry; the English site the entries written wholly in English.
 
 A counterpart goes into the table only where the index holds it: a glossary counterpart the pages never write is
 left out; a synonym's word the index does not hold is reported (SynonymNotHeld), since the file exists only to
@@ -154,11 +155,14 @@ def expansion_table(docs: list[dict], separator: str, lang: str,
     for typed, words in glossary_pairs(sources.glossary, lang):
         add(typed, words)
     unheld = []
-    if lang == "zh":
-        for synonym in sources.synonyms:
-            for word in synonym.words:
-                if not held.holds(word):
-                    unheld.append(SynonymNotHeld(sources.synonyms_path, f"'{synonym.key}': the {lang} search index "
-                                                 f"holds no '{word}'", line=synonym.line))
-            add(synonym.key, synonym.words)
+    for synonym in sources.synonyms:
+        # The English site takes the entries written wholly in English ("multi-GPU: [DistributedDataParallel]");
+        # the Chinese site takes them all (its readers type English terms too).
+        if lang != "zh" and (HAN.search(synonym.key) or any(HAN.search(word) for word in synonym.words)):
+            continue
+        for word in synonym.words:
+            if not held.holds(word):
+                unheld.append(SynonymNotHeld(sources.synonyms_path, f"'{synonym.key}': the {lang} search index "
+                                             f"holds no '{word}'", line=synonym.line))
+        add(synonym.key, synonym.words)
     return [[key, *words] for key, words in sorted(table.items()) if words], unheld

@@ -32,7 +32,7 @@ from torchnotes.storage import copy_if_changed, write_if_changed
 
 logger = logging.getLogger(__name__)  # under the build's logger, torchnotes (torchnotes/log.py)
 
-PUBLISHED_META = ("title", "description")  # front matter the generators read; the rest is the engine's
+PUBLISHED_META = ("title", "description", "search")  # front matter the generators read; the rest is the engine's
 
 
 @dataclass
