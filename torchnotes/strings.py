@@ -32,6 +32,7 @@ EN = {
     "output": "Output",
     "long_output": "Output ({lines} lines)",
     "code": "Code",
+    "cell_number": "Code cell {number}",
     "full_traceback": "Show the full traceback ({lines} lines)",
     "frames_hidden": "… {count} frames inside PyTorch hidden …",
     # Under the page title.
@@ -116,6 +117,7 @@ ZH = {
     "output": "输出",
     "long_output": "输出（{lines} 行）",
     "code": "代码",
+    "cell_number": "代码单元格 {number}",
     "full_traceback": "显示完整的回溯（{lines} 行）",
     "frames_hidden": "… 省略了 PyTorch 内部的 {count} 层调用 …",
     "provenance": "输出由 PyTorch {torch} 在 {device} 上生成 · Python {python} · {date} · {seconds}",

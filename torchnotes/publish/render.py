@@ -85,20 +85,52 @@ def render_markdown(page: Page, outputs: dict[str, list[dict]], ctx: RenderConte
     """The page's own cells (its prose and its code), each code cell followed by the outputs stored under its id."""
     labels = strings(ctx.lang)
     parts: list[str] = []
+    counts = {False: execution_numbers(page, ctx.cuda), True: execution_numbers(page, True)}
     for cell in page.notebook.cells:
         if cell.cell_type != "code":
             # A line break between two Chinese characters would show as a space in the browser.
             parts.append(ctx.conversions.joined(substitute(cell.source, ctx.tokens)))
             continue
-        parts.append(_render_code_cell(cell, outputs.get(cell.id, []), ctx, labels))
+        parts.append(_render_code_cell(cell, outputs.get(cell.id, []), ctx, labels, counts))
     return "\n\n".join(p for p in parts if p) + "\n"
 
 
-def _render_code_cell(cell, outs: list[dict], ctx: RenderContext, labels: dict) -> str:
+def execution_numbers(page: Page, cuda: bool) -> dict[int, int]:
+    """IPython's execution count of each code cell that ran -> that cell's number on the page. A cell that does not
+    run here (a GPU cell on a CPU build, skip-execution, an empty cell) takes no count, so a traceback's `In[8]`
+    can be code cell 13."""
+    ran = [n for n, cell in enumerate(page.code_cells, 1) if runnable(cell, cuda) and cell.source.strip()]
+    return dict(enumerate(ran, 1))
+
+
+_IN = re.compile(r"\bIn \[(\d+)\]|\bIn\[(\d+)\]")
+
+
+def renumbered(text: str, numbers: dict[int, int]) -> str:
+    """`Cell In[8]` in a traceback as `Cell In[13]`: the number the page shows on the cell (numbers:
+    execution_numbers). A count the page does not know is left as it is."""
+    def number(match: re.Match) -> str:
+        count = int(match.group(1) or match.group(2))
+        shown = str(numbers.get(count, count))
+        return f"In [{shown}]" if match.group(1) else f"In[{shown}]"
+
+    return _IN.sub(number, text)
+
+
+def cell_anchor(number: int, labels: dict) -> str:
+    """The cell's number, which every place that names the cell links to (#cell-N): the same in both languages.
+    Outside the code block, so the copy button does not copy it."""
+    name = html.escape(labels["cell_number"].format(number=number))
+    return (f'<div class="nb-cell-number" id="cell-{number}" data-search-exclude>'
+            f'<a href="#cell-{number}" aria-label="{name}" title="{name}">[{number}]</a></div>')
+
+
+def _render_code_cell(cell, outs: list[dict], ctx: RenderContext, labels: dict,
+                      counts: dict[bool, dict[int, int]]) -> str:
     tags = cell.metadata.get("tags", [])
     if REMOVE_CELL in tags:
         return ""
-    blocks: list[str] = []
+    blocks: list[str] = [cell_anchor(cell_number(cell.id), labels)]
     if REMOVE_INPUT not in tags:
         # The search index holds the prose: code and outputs are left out of it (issue 15's size budget), and
         # Material drops the attribute from the page once it has read it.
@@ -113,7 +145,7 @@ def _render_code_cell(cell, outs: list[dict], ctx: RenderContext, labels: dict) 
         else:
             # Shown only when its code hash matches this page's code up to this cell; else a notice says stale.
             outs = state.outputs if isinstance(state, Recorded) else []
-            inner = "\n".join(r for r in (_render_output(o, f"{ctx.stem}-{cell.id}-gpu{i}", ctx, labels)
+            inner = "\n".join(r for r in (_render_output(o, f"{ctx.stem}-{cell.id}-gpu{i}", ctx, labels, counts[True])
                                           for i, o in enumerate(outs)) if r)
             blocks.append(cell_html(state, ctx.lang, inner))
         return "\n\n".join(blocks)
@@ -122,7 +154,8 @@ def _render_code_cell(cell, outs: list[dict], ctx: RenderContext, labels: dict) 
         return "\n\n".join(blocks)
     if REMOVE_OUTPUT in tags:
         return "\n\n".join(blocks)
-    rendered = [r for r in (_render_output(o, f"{ctx.stem}-{cell.id}-{i}", ctx, labels) for i, o in enumerate(outs)) if r]
+    rendered = [r for r in (_render_output(o, f"{ctx.stem}-{cell.id}-{i}", ctx, labels, counts[False])
+                            for i, o in enumerate(outs)) if r]
     if rendered:
         body = "\n".join(rendered)
         # Images are Markdown (see _render_data): the blocks around them are parsed as Markdown (md_in_html).
@@ -162,12 +195,13 @@ def _minor(version: str) -> str:
     return ".".join(version.split("+")[0].split(".")[:2])
 
 
-def _render_output(out: dict, name: str, ctx: RenderContext, labels: dict) -> str:
+def _render_output(out: dict, name: str, ctx: RenderContext, labels: dict, numbers: dict[int, int]) -> str:
     kind = out.get("output_type")
     if kind == "stream":
         css = "nb-stderr" if out.get("name") == "stderr" else "nb-stdout"
         return _pre(_text(out.get("text", "")), css, ctx)
     if kind == "error":
+        out = {**out, "traceback": [renumbered(frame, numbers) for frame in out.get("traceback", [])]}
         return _render_error(out, labels, ctx.conversions)
     if kind in ("execute_result", "display_data"):
         return _render_data(out.get("data", {}), name, ctx)

@@ -10,8 +10,9 @@ import nbformat
 from torchnotes.errors import NotebookError
 from torchnotes.pages import tokens
 from torchnotes.pages.checks import as_paired, check_pairs, notebook_text, paired_notebook, paired_text
-from torchnotes.pages.read import Page
+from torchnotes.pages.read import Page, cell_number
 from torchnotes.publish.features.base import Feature, PageOut
+from torchnotes.publish.render import execution_numbers, renumbered
 from torchnotes.storage import write_if_changed
 
 
@@ -33,7 +34,8 @@ class Notebooks(Feature):
     def files(self, out: PageOut) -> dict[str, bytes]:
         if not out.executed:
             return {}
-        executed = executed_notebook(out.page, out.result.outputs, tokens.values(self.build.env.torch))
+        executed = executed_notebook(out.page, out.result.outputs, tokens.values(self.build.env.torch),
+                                     self.build.env.cuda)
         return {f"{out.stem}.ipynb": notebook_text(executed, self.build.reader).encode()}
 
 
@@ -60,20 +62,24 @@ def sync_notebooks(build) -> list[Path]:
     return changed
 
 
-def executed_notebook(page: Page, outputs: dict[str, list[dict]], values: dict | None = None) -> nbformat.NotebookNode:
+def executed_notebook(page: Page, outputs: dict[str, list[dict]], values: dict | None = None,
+                      cuda: bool = False) -> nbformat.NotebookNode:
     """The page as a notebook with its outputs, each under the cell whose id it was stored by, and the prose's
-    tokens replaced (values: torchnotes.pages.tokens.values of the build's torch)."""
+    tokens replaced (values: torchnotes.pages.tokens.values of the build's torch). Each cell's In [N] is its number
+    on the page, in its tracebacks too (cuda: whether the GPU cells ran, so took an execution count)."""
     notebook = as_paired(page.notebook)
-    count = 0
+    numbers = execution_numbers(page, cuda)
     for cell in notebook.cells:
         if cell.cell_type == "markdown" and values:
             cell.source = tokens.substitute(cell.source, values)
         if cell.cell_type != "code" or not outputs.get(cell.id):
             continue
-        count += 1
-        cell.execution_count = count
+        number = cell_number(cell.id)
+        cell.execution_count = number
         cell.outputs = [nbformat.from_dict(o) for o in outputs[cell.id]]
         for out in cell.outputs:
             if "execution_count" in out:
-                out.execution_count = count
+                out.execution_count = number
+            if "traceback" in out:
+                out.traceback = [renumbered(frame, numbers) for frame in out.traceback]
     return notebook
