@@ -33,7 +33,7 @@ class Notebooks(Feature):
     def files(self, out: PageOut) -> dict[str, bytes]:
         if not out.executed:
             return {}
-        executed = executed_notebook(out.page, out.result.outputs, tokens.values(self.build.env.torch))
+        executed = executed_notebook(out.page, out.result.outputs, tokens.values(self.build.env.torch), out.lang)
         return {f"{out.stem}.ipynb": notebook_text(executed, self.build.reader).encode()}
 
 
@@ -48,7 +48,8 @@ def sync_notebooks(build) -> list[Path]:
                 paired.unlink()
                 changed.append(paired)
             continue
-        if write_if_changed(paired, paired_text(result.source, reader).encode()):
+        lang = paired.relative_to(notebooks).parts[0]
+        if write_if_changed(paired, paired_text(result.source, reader, lang=lang).encode()):
             changed.append(paired)
     # A deleted page takes its notebook with it: otherwise a contributor commits an orphan.
     for lang in settings.languages:
@@ -60,10 +61,12 @@ def sync_notebooks(build) -> list[Path]:
     return changed
 
 
-def executed_notebook(page: Page, outputs: dict[str, list[dict]], values: dict | None = None) -> nbformat.NotebookNode:
+def executed_notebook(page: Page, outputs: dict[str, list[dict]], values: dict | None = None,
+                      lang: str | None = None) -> nbformat.NotebookNode:
     """The page as a notebook with its outputs, each under the cell whose id it was stored by, and the prose's
-    tokens replaced (values: torchnotes.pages.tokens.values of the build's torch)."""
-    notebook = as_paired(page.notebook)
+    tokens replaced (values: torchnotes.pages.tokens.values of the build's torch); lang: the page's language, for
+    the cells features add (checks.as_paired)."""
+    notebook = as_paired(page.notebook, lang)
     count = 0
     for cell in notebook.cells:
         if cell.cell_type == "markdown" and values:
