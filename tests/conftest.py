@@ -21,7 +21,7 @@ ROOT = Path(__file__).resolve().parent.parent
 # in this order: the long ones go first so that no worker is left with one of them at the end while others idle.
 LONGEST_FIRST = ("test_workflow_runs", "test_documented_commands", "test_determinism", "test_browser", "test_versions", "test_kept", "test_failures", "test_pdf",
                  "test_trust", "test_generators", "test_search_zh_reader", "test_search", "test_inputs", "test_build",
-                 "test_offline", "test_script", "test_recorded", "test_import_tutorial", "test_execute", "test_fonts",
+                 "test_offline", "test_script", "test_recorded", "test_import_tutorial", "test_execute", "test_notebook_fonts", "test_fonts",
                  "test_freshness", "test_shards", "test_cache", "test_serve", "test_zygote", "test_publish", "test_zh",
                  "test_search_expand", "test_summary")
 

@@ -51,6 +51,19 @@ EN = {
     "script_header": ("From PyTorch Notes ({source}), as a plain script: `python {source_py}` prints what the page "
                       "shows under its cells.\nThe page's outputs were made with PyTorch {torch} on {device}."),
     "colab": "Open in Colab",
+    # The set-up cell of the notebooks and scripts of a page whose figures have CJK labels
+    # (torchnotes/publish/features/notebook_fonts.py): comments and what it prints, in a reader's Jupyter or Colab.
+    "notebook_fonts": {
+        "title": "A CJK font for the figures' labels",
+        "why": ("The figures below have Chinese labels. Colab and most Linux machines have no Chinese font, and\n"
+                "matplotlib draws the characters as boxes. This cell uses a Chinese font the machine has; without\n"
+                "one it downloads Noto Sans CJK (the PyPI package noto-cjk-sans-otc, 15 MB, SIL Open Font License)\n"
+                "with pip into ~/.cache/pytorch-notes: no root needed, and your Python environment stays as it is."),
+        "downloading": "No Chinese font here: downloading Noto Sans CJK (15 MB) into {folder} ...",
+        "failed": ("Could not download the Chinese font ({reason}): the figures' Chinese characters will show as boxes. "
+                   "Connect to the internet and run this cell again, or install a Chinese font (Debian/Ubuntu: "
+                   "fonts-noto-cjk)."),
+    },
     "seconds": "{:.1f} s",
     "compared": "compared with PyTorch {versions}",
     # Under a cell whose output differs in another torch release (torchnotes.versions.drift).
@@ -132,6 +145,15 @@ ZH = {
     "script_header": ("来自 PyTorch 笔记（{source}）的纯 Python 脚本：`python {source_py}` 会打印页面上各单元格下方的输出。\n"
                       "页面上的输出由 PyTorch {torch} 在 {device} 上生成。"),
     "colab": "在 Colab 中打开",
+    "notebook_fonts": {
+        "title": "中文字体：让图中的中文标签正常显示",
+        "why": ("下面的图里有中文标签。Colab 和大多数 Linux 机器没有中文字体，matplotlib 会把汉字画成方框。\n"
+                "本单元格优先使用本机已有的中文字体；若没有，就用 pip 把 Noto Sans CJK（PyPI 包 noto-cjk-sans-otc，\n"
+                "15 MB，SIL 开源字体许可）下载到 ~/.cache/pytorch-notes：不需要 root，也不改动你的 Python 环境。"),
+        "downloading": "本机没有中文字体：正在把 Noto Sans CJK（15 MB）下载到 {folder} ……",
+        "failed": ("无法下载中文字体（{reason}）：图中的汉字将显示为方框。联网后重新运行本单元格，"
+                   "或安装一种中文字体（Debian/Ubuntu：fonts-noto-cjk）。"),
+    },
     "seconds": "{:.1f} 秒",
     "compared": "已与 PyTorch {versions} 对比",
     "drift_differs": "在 {version} 中不同",

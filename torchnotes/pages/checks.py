@@ -113,31 +113,38 @@ def paired_notebook(page: Path, docs_dir: Path, notebooks_dir: Path) -> Path:
     return Path(notebooks_dir) / Path(page).relative_to(docs_dir).with_suffix(".ipynb")
 
 
-def notebook_for(page: Path, reader: Reader | None = None) -> nbformat.NotebookNode | None:
+def notebook_for(page: Path, reader: Reader | None = None, *, lang: str) -> nbformat.NotebookNode | None:
     """The paired notebook as committed, or None for a page without code (the report): nothing to pair."""
     notebook = parse_markdown(Path(page).read_text(encoding="utf-8"), page, reader)
     if not any(c.cell_type == "code" for c in notebook.cells):
         return None
-    return as_paired(notebook)
+    return as_paired(notebook, lang)
 
 
-def as_paired(notebook: nbformat.NotebookNode) -> nbformat.NotebookNode:
+def as_paired(notebook: nbformat.NotebookNode, lang: str | None = None) -> nbformat.NotebookNode:
     """A copy of a parsed page as a plain notebook: a kernelspec so Colab picks Python, jupytext's
-    bookkeeping dropped, the front matter kept in metadata so jupytext can pair it back."""
+    bookkeeping dropped, the front matter kept in metadata so jupytext can pair it back. With the page's
+    language, the cells the page features add for readers outside the site (Feature.notebook: a CJK font)."""
     notebook = copy.deepcopy(notebook)
     notebook.metadata["kernelspec"] = dict(KERNELSPEC)
     notebook.metadata["language_info"] = {"name": "python"}
     jt = notebook.metadata.setdefault("jupytext", {})
     for key in ("cell_metadata_filter", "notebook_metadata_filter", "main_language", "text_representation"):
         jt.pop(key, None)
+    if lang is not None:
+        # Imported here, not above: the features import this module.
+        from torchnotes.publish.features import FEATURES
+
+        for feature in FEATURES:
+            notebook = feature.notebook(notebook, lang)
     return notebook
 
 
-def paired_text(page: Page, reader: Reader | None = None) -> str:
+def paired_text(page: Page, reader: Reader | None = None, *, lang: str) -> str:
     """The paired notebook's text of a page as read; kept with the page (read-only) for as long as it is read."""
     text = page.derived.get("paired")
     if text is None:
-        text = page.derived["paired"] = notebook_text(as_paired(page.notebook), reader)
+        text = page.derived["paired"] = notebook_text(as_paired(page.notebook, lang), reader)
     return text
 
 
@@ -158,7 +165,7 @@ def check_pairs(docs_dir: Path, notebooks_dir: Path, langs: list[str], reader: R
         for page in page_paths(docs_dir, lang):
             paired = paired_notebook(page, docs_dir, notebooks_dir)
             try:
-                expected = notebook_for(page, reader)
+                expected = notebook_for(page, reader, lang=lang)
             except NotebookError as error:
                 errors.append(error)
                 continue
@@ -190,7 +197,7 @@ def sync_pairs(docs_dir: Path, notebooks_dir: Path, langs: list[str], reader: Re
     for lang in langs:
         for page in page_paths(docs_dir, lang):
             paired = paired_notebook(page, docs_dir, notebooks_dir)
-            expected = notebook_for(page, reader)
+            expected = notebook_for(page, reader, lang=lang)
             if expected is None:
                 if paired.exists():
                     paired.unlink()

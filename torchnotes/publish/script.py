@@ -29,6 +29,7 @@ import jupytext
 import nbformat
 
 from torchnotes import kept
+from torchnotes.pages.checks import as_paired
 from torchnotes.pages.read import Page
 from torchnotes.pages.tags import NEEDS_CUDA, RAISES, SKIP_EXECUTION
 from torchnotes.storage import digest
@@ -60,13 +61,13 @@ class Scripts:
         self.used: set[str] = set()
         self.started = time.time()
 
-    def script(self, page: Page, outputs: dict[str, list[dict]], header: str) -> str:
-        cells = [[c.cell_type, c.source, c.get("id"), dict(c.metadata)] for c in page.notebook.cells]
+    def script(self, page: Page, outputs: dict[str, list[dict]], header: str, lang: str | None = None) -> str:
+        cells = [[c.cell_type, c.source, c.get("id"), dict(c.metadata)] for c in reader_cells(page, lang)]
         key = digest([_OWN, jupytext.__version__, cells, outputs, header])
         self.used.add(key)
         body = kept.load(self.folder / f"{key}.json")
         if body is None:
-            body = {"text": page_script(page, outputs, header)}
+            body = {"text": page_script(page, outputs, header, lang)}
             kept.store(self.folder / f"{key}.json", body)
         return body["text"]
 
@@ -74,13 +75,21 @@ class Scripts:
         kept.prune(self.folder, self.used, before=self.started)
 
 
-def page_script(page: Page, outputs: dict[str, list[dict]], header: str) -> str:
-    """The page as a percent-format script; outputs: the build's, by cell id (decide which cells print)."""
+def reader_cells(page: Page, lang: str | None) -> list:
+    """The page's cells, with those the page features add for readers outside the site (checks.as_paired)."""
+    if lang is None:
+        return page.notebook.cells
+    return as_paired(page.notebook, lang).cells
+
+
+def page_script(page: Page, outputs: dict[str, list[dict]], header: str, lang: str | None = None) -> str:
+    """The page as a percent-format script; outputs: the build's, by cell id (decide which cells print); lang: the
+    page's language, for the cells features add."""
     notebook = nbformat.v4.new_notebook()
     notebook.metadata["jupytext"] = {"notebook_metadata_filter": "-all", "cell_metadata_filter": "-all"}
     notebook.cells.append(nbformat.v4.new_markdown_cell(header))
     notebook.cells.append(nbformat.v4.new_code_cell(SEEDS))
-    for cell in page.notebook.cells:
+    for cell in reader_cells(page, lang):
         if cell.cell_type == "markdown":
             notebook.cells.append(nbformat.v4.new_markdown_cell(cell.source))
         elif cell.cell_type == "code":

@@ -4,6 +4,7 @@ FEATURES. The publisher runs them in this order, and `python -m torchnotes check
 
 from torchnotes.publish.features.base import Build, Feature, PageOut
 from torchnotes.publish.features.gpu import GpuRecordings
+from torchnotes.publish.features.notebook_fonts import NotebookFonts
 from torchnotes.publish.features.notebooks import Notebooks
 from torchnotes.publish.features.provenance import Provenance
 from torchnotes.publish.features.report import ReportPage
@@ -18,6 +19,7 @@ FEATURES: list[type[Feature]] = [
     GpuRecordings,
     ReportPage,
     Translations,
+    NotebookFonts,
     Notebooks,
     Scripts,
     Provenance,  # last: it joins the parts the features above add to the line under the title

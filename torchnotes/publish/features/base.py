@@ -11,12 +11,17 @@ __init__.py) once per run, with the run's Build, and calls, in the list's order:
     files(out)          files beside the page: {name in the page's asset folder: bytes}
     provenance(out)     a part of the line under the title (the provenance feature joins them)
     finish()            after every page: site-wide files, pruning what the feature keeps
+
+and, without a build (`sync` and `check` make the paired notebooks too), Feature.notebook(notebook, lang): the cells
+it adds to every notebook a reader takes away (the paired notebook under notebooks/, the download, the script).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from nbformat import NotebookNode
 
 from torchnotes.engine.environment import Environment
 from torchnotes.engine.results import PageResult, Report
@@ -95,6 +100,12 @@ class Feature:
 
     def finish(self) -> None:
         pass
+
+    @classmethod
+    def notebook(cls, notebook: NotebookNode, lang: str) -> NotebookNode:
+        """The page's notebook, a copy the caller owns, with what this feature adds for readers outside the site; a
+        function of the page and its language alone (torchnotes.pages.checks.as_paired calls it)."""
+        return notebook
 
 
 def after_title(markdown: str, line: str) -> str:

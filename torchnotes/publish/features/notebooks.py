@@ -34,7 +34,7 @@ class Notebooks(Feature):
     def files(self, out: PageOut) -> dict[str, bytes]:
         if not out.executed:
             return {}
-        executed = executed_notebook(out.page, out.result.outputs, tokens.values(self.build.env.torch),
+        executed = executed_notebook(out.page, out.result.outputs, tokens.values(self.build.env.torch), out.lang,
                                      self.build.env.cuda)
         return {f"{out.stem}.ipynb": notebook_text(executed, self.build.reader).encode()}
 
@@ -50,7 +50,8 @@ def sync_notebooks(build) -> list[Path]:
                 paired.unlink()
                 changed.append(paired)
             continue
-        if write_if_changed(paired, paired_text(result.source, reader).encode()):
+        lang = paired.relative_to(notebooks).parts[0]
+        if write_if_changed(paired, paired_text(result.source, reader, lang=lang).encode()):
             changed.append(paired)
     # A deleted page takes its notebook with it: otherwise a contributor commits an orphan.
     for lang in settings.languages:
@@ -63,11 +64,12 @@ def sync_notebooks(build) -> list[Path]:
 
 
 def executed_notebook(page: Page, outputs: dict[str, list[dict]], values: dict | None = None,
-                      cuda: bool = False) -> nbformat.NotebookNode:
+                      lang: str | None = None, cuda: bool = False) -> nbformat.NotebookNode:
     """The page as a notebook with its outputs, each under the cell whose id it was stored by, and the prose's
-    tokens replaced (values: torchnotes.pages.tokens.values of the build's torch). Each cell's In [N] is its number
-    on the page, in its tracebacks too (cuda: whether the GPU cells ran, so took an execution count)."""
-    notebook = as_paired(page.notebook)
+    tokens replaced (values: torchnotes.pages.tokens.values of the build's torch); lang: the page's language, for
+    the cells features add (checks.as_paired). Each cell's In [N] is its number on the page, in its tracebacks too
+    (cuda: whether the GPU cells ran, so took an execution count)."""
+    notebook = as_paired(page.notebook, lang)
     numbers = execution_numbers(page, cuda)
     for cell in notebook.cells:
         if cell.cell_type == "markdown" and values:
