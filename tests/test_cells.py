@@ -1,0 +1,74 @@
+"""Every code cell is addressable: a stable anchor (#cell-N) with its number on the page, the same in both
+languages; a traceback's In[N] is the number of the cell it names; a link to a cell lands with the cell in view."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from bs4 import BeautifulSoup
+from browser_support import LANGS, SiteServer, in_lang, site_pages
+
+pytestmark = pytest.mark.browser
+
+GPU_PAGE = "cuda/semantics/"  # a page with GPU cells before an expected error: counts and numbers part there
+
+
+def soup(site, rel: str) -> BeautifulSoup:
+    return BeautifulSoup((site / rel / "index.html").read_text(encoding="utf-8"), "html.parser")
+
+
+def test_every_cell_has_its_number_and_the_twins_agree(built_site):
+    numbers = {}
+    for rel in site_pages(built_site):
+        found = [(div["id"], div.get_text(strip=True)) for div in soup(built_site, rel).select("div.nb-cell-number")]
+        assert all(anchor == f"cell-{text[1:-1]}" for anchor, text in found), (rel, found)
+        ids = [anchor for anchor, _ in found]
+        assert len(ids) == len(set(ids)), f"{rel}: an anchor twice"
+        numbers[rel] = ids
+    english = [rel for rel in numbers if not rel.startswith(f"{LANGS[1]}/")]
+    assert sum(len(numbers[rel]) for rel in english) > 400
+    for rel in english:
+        assert numbers.get(in_lang(LANGS[1], rel)) == numbers[rel], rel
+
+
+def test_a_tracebacks_in_names_the_cell_it_ran_in(built_site):
+    """The first `In[N]` of a traceback is the cell that raised: N is the number just above it on the page."""
+    checked = {}
+    for rel in site_pages(built_site):
+        last, page_checked = None, 0
+        for element in soup(built_site, rel).select("div.nb-cell-number, pre.nb-error:not(.nb-error-message)"):
+            if "nb-cell-number" in element.get("class", []):
+                last = int(element["id"].removeprefix("cell-"))
+                continue
+            if element.find_parent("details") is not None:
+                continue  # the folded full traceback says the same
+            named = re.search(r"\bIn ?\[(\d+)\]", element.get_text())
+            if named:
+                assert int(named.group(1)) == last, f"{rel}: a traceback under code cell {last} names In[{named.group(1)}]"
+                page_checked += 1
+        checked[rel] = page_checked
+    assert checked[GPU_PAGE] >= 1 and sum(checked.values()) >= 50, checked
+
+
+def test_a_link_to_a_cell_lands_with_the_cell_in_view(built_site, browser):
+    with SiteServer(built_site) as server:
+        for lang in LANGS:
+            context = browser.new_context(viewport={"width": 1280, "height": 900})
+            page = context.new_page()
+            page.goto(server.url(in_lang(lang, GPU_PAGE)), wait_until="load")
+            links = page.locator(".nb-provenance a[href^='#cell-']")
+            assert links.count() >= 3, f"{lang}: the GPU line links each cell it names"
+            target = links.nth(2).get_attribute("href")
+            links.nth(2).click()
+            page.wait_for_function("() => window.scrollY > 0")
+            box = page.locator(target).bounding_box()
+            header = page.locator("header.md-header").bounding_box()
+            assert page.evaluate("location.hash") == target
+            assert header["y"] + header["height"] <= box["y"] and box["y"] + box["height"] <= 900, (target, box)
+            page.set_viewport_size({"width": 390, "height": 844})
+            page.goto(server.url(in_lang(lang, GPU_PAGE)) + target, wait_until="load")
+            box = page.locator(target).bounding_box()
+            header = page.locator("header.md-header").bounding_box()
+            assert header["y"] + header["height"] <= box["y"] and box["y"] + box["height"] <= 844, (target, box)
+            context.close()
