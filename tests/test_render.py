@@ -195,3 +195,31 @@ def test_an_error_without_ipythons_shape_is_summed_up_from_its_name_and_value(tm
     message, rest = md.split('<pre class="nb-error" tabindex="0">', 1)
     assert '<span class="ansi-red-fg">SyntaxError</span>: invalid syntax (3, 1)</pre>' in message
     assert "Cell In[3], line 1" in rest and "<details" not in md
+
+
+def test_every_shown_code_cell_carries_its_number_and_anchor_outside_the_code(tmp_path):
+    body = (code("a = 1") + code("b = 2", 'tags=["remove-cell"]') + code("c = 3", 'tags=["needs-cuda"]')
+            + code("print(a)"))
+    md, _ = render(tmp_path, body, [[], [], [], [stream("1\n")]])
+    anchors = re.findall(r'<div class="nb-cell-number" id="cell-(\d+)"[^>]*><a href="#cell-(\d+)"[^>]*>\[(\d+)\]</a></div>', md)
+    assert anchors == [("1", "1", "1"), ("3", "3", "3"), ("4", "4", "4")]  # cell 2 is not shown at all
+    fence = md.index("```{ .python data-search-exclude }\nprint(a)")
+    assert md.rindex('id="cell-4"', 0, fence) > md.index('id="cell-3"')  # the number comes before its code
+    assert "[4]" not in md[fence:md.index("```", fence + 3)]  # not inside the code block: the copy button skips it
+    zh, _ = render(tmp_path, body, [[], [], [], [stream("1\n")]], lang="zh")
+    assert re.findall(r'id="cell-(\d+)"', zh) == ["1", "3", "4"] and 'aria-label="代码单元格 4"' in zh
+
+
+def test_a_tracebacks_in_is_the_cells_number_not_the_execution_count(tmp_path):
+    """On a CPU build the GPU cells do not run, so IPython counts the cell after two of them as In[2]."""
+    frames = ["\x1b[31m-------\x1b[39m", "\x1b[31mValueError\x1b[39m    Traceback (most recent call last)",
+              "Cell \x1b[32mIn[1]\x1b[39m, line 1\n----> 1 f()", "Cell \x1b[32mIn[2]\x1b[39m, line 2\n----> 2 raise",
+              "\x1b[31mValueError\x1b[39m: boom"]
+    error = {"output_type": "error", "ename": "ValueError", "evalue": "boom", "traceback": frames}
+    body = (code("def f(): raise ValueError('boom')") + code("x = 1", 'tags=["needs-cuda"]')
+            + code("y = 1", 'tags=["needs-cuda"]') + code("f()", 'tags=["raises-exception"] raises="ValueError"'))
+    md, _ = render(tmp_path, body, [[], [], [], [error]])
+    text = re.sub(r"<[^>]+>", "", md)
+    assert "In[1]" in text and "In[4]" in text and "In[2]" not in text
+    on_gpu, _ = render(tmp_path, body, [[], [], [], [error]], cuda=True)  # where every cell ran, counts are numbers
+    assert "In[2]" in re.sub(r"<[^>]+>", "", on_gpu)

@@ -43,7 +43,7 @@ FIXED_VARIABLES = {
     "KINETO_LOG_LEVEL": "6",
 }
 # Variables that change what PyTorch computes or prints; their values as the kernel sees them are in the cache
-# key (ARCHITECTURE.md). Others (PATH, HOME, ...) are not: they would make every machine a miss.
+# key (README, "How the build works"). Others (PATH, HOME, ...) are not: they would make every machine a miss.
 KEYED_VARIABLES = (
     "PYTHONHASHSEED", "OMP_NUM_THREADS", "MKL_NUM_THREADS", "CUBLAS_WORKSPACE_CONFIG", "CUDA_VISIBLE_DEVICES",
     "CUDA_LAUNCH_BLOCKING", "PYTORCH_CUDA_ALLOC_CONF", "NVIDIA_TF32_OVERRIDE", "TORCH_ALLOW_TF32_CUBLAS_OVERRIDE",

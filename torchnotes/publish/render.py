@@ -103,16 +103,16 @@ def execution_numbers(page: Page, cuda: bool) -> dict[int, int]:
     return dict(enumerate(ran, 1))
 
 
-_IN = re.compile(r"\bIn \[(\d+)\]|\bIn\[(\d+)\]")
+# IPython's "Cell In[8]" (and "Input In [8]"), the word maybe coloured: after a space or an ANSI colour code.
+_IN = re.compile(r"(?:^|(?<=\s)|(?<=\x1b\[\dm)|(?<=\x1b\[\d\dm))In( ?)\[(\d+)\]", re.M)
 
 
 def renumbered(text: str, numbers: dict[int, int]) -> str:
     """`Cell In[8]` in a traceback as `Cell In[13]`: the number the page shows on the cell (numbers:
     execution_numbers). A count the page does not know is left as it is."""
     def number(match: re.Match) -> str:
-        count = int(match.group(1) or match.group(2))
-        shown = str(numbers.get(count, count))
-        return f"In [{shown}]" if match.group(1) else f"In[{shown}]"
+        count = int(match.group(2))
+        return f"In{match.group(1)}[{numbers.get(count, count)}]"
 
     return _IN.sub(number, text)
 
