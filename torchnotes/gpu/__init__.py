@@ -1,8 +1,9 @@
 """Outputs of needs-cuda cells recorded on a GPU machine, committed under recorded/, replayed by CPU builds.
 
 One pretty-printed JSON file per page and language (recorded/<lang>/<page path>.json) with the machine and
-software that ran it, one entry per recorded cell, and a checksum of its own content so that a hand edit or
-a damaged file stops the build instead of being shown. A recorded cell is replayed only while the code of
+software that ran it, one entry per recorded cell, and a checksum of its own content (torchnotes.storage) so
+that a hand-edited or damaged file is never shown: a build names it and shows its cells as not recorded, and
+`check` fails on it. A recorded cell is replayed only while the code of
 that cell and of every code cell before it is unchanged: each entry carries the hash of that prefix.
 No MkDocs here: the renderer calls lookup() and the text helpers at the end of this module.
 """
