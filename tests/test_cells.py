@@ -6,8 +6,8 @@ from __future__ import annotations
 import re
 
 import pytest
-from bs4 import BeautifulSoup
 from browser_support import LANGS, SiteServer, in_lang, site_pages
+from bs4 import BeautifulSoup
 
 pytestmark = pytest.mark.browser
 

@@ -32,6 +32,9 @@ CPU_WHEEL = next((w for folder in WHEELS for w in folder.glob("torch-2.13.0+cpu-
 OLD = "2.13.0+cpu" if CPU_WHEEL else "2.13.0"
 PRIMARY = pinned_torch(ROOT / "requirements.txt")
 
+LONG_WARNING = ("this call is going away in a later release, together with every one of its keyword "
+                "arguments, so each page that uses it should move to the replacement described in the notes "
+                "before the next upgrade")
 CELLS = [
     ("same", code("import torch\nprint(torch.ones(3).sum().item())")),
     ("differs", code("print(torch.__version__.split('+')[0])")),
@@ -39,6 +42,12 @@ CELLS = [
                     "print(f'took {time.perf_counter() - start:.6f} s')")),
     ("volatile", code("print(time.time_ns())", 'tags=["volatile"] reason="prints the clock"')),
     ("raises", code("print(torch.foreach.__name__)")),  # torch.foreach is new since 2.14
+    # After the cell that raises under 2.13: not compared there. Warnings under the site's release: one Python
+    # reports (to look at, long enough to be folded), one the page catches and prints on purpose.
+    ("warns", code(f"import warnings\nwarnings.warn({LONG_WARNING!r}, FutureWarning)")),
+    ("caught", code("with warnings.catch_warnings(record=True) as caught:\n    warnings.simplefilter('always')\n"
+                    "    warnings.warn('shown on purpose', UserWarning)\n"
+                    "print(caught[0].category.__name__ + ':', caught[0].message)")),
 ]
 PAGE_BODY = ("Built with PyTorch {{ torch_version }} ({{ torch_release }}); `{{ torch_version }}` is code.\n\n"
              + "".join(f"Cell {name}.\n\n{fence}" for name, fence in CELLS))
@@ -145,7 +154,8 @@ def test_nothing_changed_runs_nothing(site, compared, envs):
 
 def test_the_drift_report_names_cells_and_failing_pages(site, compared):
     report = (site / "drift.md").read_text()
-    assert f"| {OLD} | 4 | 2 |" in report  # two cells on each language's page; both pages raise at cell 5
+    # Two cells on each language's page; both pages raise at cell 5; no cell changed since.
+    assert re.search(rf"\| {re.escape(OLD)} \| \d+ of \d+ \| \d+ \| 4 \| 2 \| 0 \|", report), report
 
 
 def test_zensical_shows_the_same_markers(site, built, envs):
@@ -224,7 +234,8 @@ def test_check_lists_every_volatile_cell_with_its_reason(site, built, envs):
 def test_the_pr_summary_includes_drift(site, built, envs):
     done = run(site, "-m", "torchnotes", "summary", envs=envs)
     assert done.returncode == 0, done.stderr
-    assert "Outputs across PyTorch releases" in done.stdout and f"| {OLD} | 4 | 2 |" in done.stdout
+    assert "Outputs across PyTorch releases" in done.stdout
+    assert re.search(rf"\| {re.escape(OLD)} \| \d+ of \d+ \| \d+ \| 4 \| 2 \| 0 \|", done.stdout), done.stdout
 
 
 @pytest.mark.parametrize("new, expected", [
@@ -276,7 +287,7 @@ def test_upgrade_rewrites_the_pin_and_the_list_then_runs_every_version(site, tmp
 
 
 def test_warnings_are_found_on_stderr_and_where_a_cell_prints_what_it_caught(tmp_path):
-    from torchnotes.versions.drift import warnings_in
+    from torchnotes.versions.drift import Warned, warnings_in
 
     path = page(tmp_path, "en/a.md", code("x = 1") + code("y = 2"))
     cells = read_page(path).code_cells
@@ -287,6 +298,112 @@ def test_warnings_are_found_on_stderr_and_where_a_cell_prints_what_it_caught(tmp
                        "text": "UserWarning: None of the inputs have requires_grad=True.\nno UserWarning: here\n"}],
     }
     assert warnings_in(read_page(path), outputs) == [
-        (1, "FutureWarning", "torch.jit.script is deprecated."),
-        (2, "UserWarning", "None of the inputs have requires_grad=True."),
+        Warned(1, "FutureWarning", "torch.jit.script is deprecated.", on_purpose=False),  # Python reported it
+        Warned(2, "UserWarning", "None of the inputs have requires_grad=True.", on_purpose=True),  # the cell printed it
     ]
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# The committed record (compared/): what every build shows, without running any older release.
+
+def article(html: str) -> str:
+    return re.search(r"<article.*?</article>", html, re.S).group(0)
+
+
+def test_the_record_is_pretty_checksummed_and_keyed_by_the_code(site, compared):
+    from torchnotes.gpu.store import prefix_hashes
+    from torchnotes.storage import read_checked
+
+    path = site / "compared" / OLD / "en" / "drift.json"
+    body = read_checked(path, "version record")
+    page_ = read_page(site / "docs" / "en" / "drift.md")
+    assert [c["code"] for c in body["cells"]] == [h[:16] for h in prefix_hashes(page_)]
+    states = [c["state"] for c in body["cells"]]
+    assert states == ["same", "differs", "same", "skipped", "raises", "not-run", "not-run"], states
+    differs = body["cells"][1]
+    assert differs["other"] == ["2.13.0"] and differs["shown"] == [PRIMARY.split("+")[0]]
+    # One output line per JSON line: a pull request's diff shows the line that changed.
+    assert re.search(r'\n\s+"2\.13\.0"\n', path.read_text())
+
+
+def test_a_fresh_clone_shows_what_versions_showed(site, built, tmp_path):
+    """The committed files alone: no cache folder at all, no environment of an older release."""
+    fresh = tmp_path / "fresh"
+    shutil.copytree(site, fresh, ignore=shutil.ignore_patterns("out*", ".cache"))
+    done = run(fresh, "-m", "mkdocs", "build", "--strict", "--site-dir", "out", envs=tmp_path / "no-envs")
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert not (tmp_path / "no-envs").exists()
+    for rel in ("drift", "zh/drift"):
+        ours = (fresh / "out" / rel / "index.html").read_text()
+        theirs = (built / rel / "index.html").read_text()
+        assert drift_blocks(ours) == drift_blocks(theirs) and set(drift_blocks(ours)) == {2, 5}
+        assert f"PyTorch {OLD}" in ours
+    for rel in ("versions", "zh/versions"):
+        ours = article((fresh / "out" / rel / "index.html").read_text())
+        assert ours == article((built / rel / "index.html").read_text())
+        assert "2 cell(s) differ" in ours or "2 个代码单元格的输出不同" in ours
+
+
+def changes_numbers(html: str) -> dict[str, int]:
+    text = re.sub(r"<[^>]+>", "", html)
+    found = re.search(r"Compared on (\d+) of (\d+) pages: (\d+) of (\d+) code cells", text)
+    parts = {"pages": found.group(1), "total_pages": found.group(2), "compared": found.group(3),
+             "total_cells": found.group(4)}
+    for key, words in (("changed", "changed since they were compared"), ("not-run", "after a cell that raises"),
+                       ("skipped", "never compared"), ("unrecorded", "on pages this release has not run")):
+        match = re.search(rf"(\d+) {words}", text)
+        parts[key] = match.group(1) if match else "0"
+    return {key: int(value) for key, value in parts.items()}
+
+
+def test_every_number_on_the_changes_page_is_counted_from_the_record(site, built):
+    from torchnotes.storage import read_checked
+
+    records = [read_checked(p) for p in sorted((site / "compared" / OLD / "en").rglob("*.json"))]
+    states = [c["state"] for r in records for c in r["cells"]]
+    numbers = changes_numbers((built / "versions" / "index.html").read_text())
+    assert numbers == {"pages": len(records), "total_pages": len(records),
+                       "compared": sum(s in ("same", "differs", "raises") for s in states),
+                       "total_cells": len(states), "changed": 0, "not-run": states.count("not-run"),
+                       "skipped": states.count("skipped"), "unrecorded": 0}
+    assert numbers["not-run"] == 2 and numbers["skipped"] >= 1  # the drift page: cells 6 and 7; the clock
+    assert f"{len(records)} pages with {len(states)} code cells" in (built / "versions" / "index.html").read_text()
+
+
+def test_an_edited_cell_says_it_was_not_compared_since(site, built, tmp_path):
+    edited = tmp_path / "edited"
+    shutil.copytree(site, edited, ignore=shutil.ignore_patterns("out*"))
+    drift = edited / "docs" / "en" / "drift.md"
+    drift.write_text(drift.read_text().replace("print(torch.__version__.split('+')[0])",
+                                               "print(torch.__version__.split('+')[0], end='\\n')"))
+    # A release listed and never run: the changes page says so, with nothing to count.
+    (edited / "versions.yml").write_text(f'versions:\n  - "{PRIMARY}"\n  - "{OLD}"\n  - "2.12.1"\n')
+    done = run(edited, "-m", "mkdocs", "build", "--strict", "--site-dir", "out", envs=tmp_path / "no-envs")
+    assert done.returncode == 0, done.stderr[-3000:]
+    blocks = drift_blocks((edited / "out" / "drift" / "index.html").read_text())
+    # Cell 2 and every cell after it (their output may depend on it); never an old diff.
+    assert set(blocks) == {2, 3, 5, 6, 7}, sorted(blocks)
+    assert all("not compared since this cell changed" in b and "nb-drift-diff" not in b for b in blocks.values())
+    zh = drift_blocks((edited / "out" / "zh" / "drift" / "index.html").read_text())
+    assert "在 2.13 中不同" in zh[2] and "此代码单元格改动后尚未比较" not in "".join(zh.values())
+    changes = (edited / "out" / "versions" / "index.html").read_text()
+    assert changes_numbers(changes)["changed"] == len(blocks)
+    assert f"PyTorch {OLD}: 0 cell(s) differ" in changes
+    assert "Not compared: the repository holds no record of this release" in changes and "compared/2.12.1/" in changes
+
+
+def test_warnings_to_look_at_are_apart_from_those_provoked_on_purpose(built):
+    import html as html_
+
+    page_html = article((built / "versions" / "index.html").read_text())
+    attention, on_purpose = page_html.split("Provoked on purpose")
+    assert "To look at" in attention and "FutureWarning" in attention and "shown on purpose" not in attention
+    assert 'href="../drift/#cell-6"' in attention
+    # Long: folded under its first words, with an ellipsis; the whole message inside.
+    folded = re.search(r'<details class="nb-warning-text">\s*<summary>(.*?)</summary>\s*<p>(.*?)</p>', attention, re.S)
+    assert folded.group(1).endswith("…") and LONG_WARNING.startswith(folded.group(1)[:-1])
+    assert html_.unescape(folded.group(2)) == LONG_WARNING
+    assert "shown on purpose" in on_purpose and 'href="../drift/#cell-7"' in on_purpose
+    assert "UserWarning" in on_purpose
+    css = (ROOT / "docs" / "assets" / "stylesheets" / "extra.css").read_text()
+    assert "break-all" not in css

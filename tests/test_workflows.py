@@ -93,6 +93,16 @@ def test_the_version_matrix_runs_in_the_deploy_and_is_merged_before_the_build():
     assert "versions" in build["needs"]
     download = next(s for s in build["steps"] if s.get("uses", "").startswith("actions/download-artifact@"))
     assert download["with"]["pattern"] == "cache-*"  # shards and releases alike
+    # Each (release, shard) job's record of what the release prints (compared/) reaches the build and is laid
+    # over the committed one before the site is built from it.
+    uploads = [s["with"] for s in versions["steps"] if s.get("uses", "").startswith("actions/upload-artifact@")]
+    assert {"name": "compared-${{ matrix.version }}-shard-${{ matrix.shard }}", "path": "compared/"} in [
+        {k: u[k] for k in ("name", "path")} for u in uploads]
+    names = [s.get("uses", "") + s.get("run", "") for s in build["steps"]]
+    fetched = next(i for i, s in enumerate(build["steps"]) if s.get("with", {}).get("pattern") == "compared-*")
+    laid = next(i for i, text in enumerate(names) if "cp -a" in text and "compared/" in text)
+    built = next(i for i, text in enumerate(names) if "mkdocs build" in text)
+    assert fetched < laid < built
 
 
 def test_the_upgrade_workflow_asks_for_the_narrowest_permissions():
@@ -104,6 +114,10 @@ def test_the_upgrade_workflow_asks_for_the_narrowest_permissions():
     steps = flow["jobs"]["upgrade"]["steps"]
     assert any("torchnotes upgrade" in s.get("run", "") for s in steps)
     assert any("gh pr create" in s.get("run", "") and "--body-file" in s.get("run", "") for s in steps)
+    # The pull request commits the record `upgrade` wrote: what each older release prints against the new one.
+    opened = next(s["run"] for s in steps if "gh pr create" in s.get("run", ""))
+    added = next(line.split()[2:] for line in opened.splitlines() if line.strip().startswith("git add"))
+    assert "compared" in added and opened.index("git add") < opened.index("git commit")
 
 
 @pytest.mark.parametrize("path", WORKFLOWS, ids=lambda p: p.name)

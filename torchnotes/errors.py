@@ -215,6 +215,11 @@ class VersionsInvalid(NotebookError):
     hint = "edit versions.yml: the first version is the torch pin in requirements.txt, then older releases, each once"
 
 
+class VersionRecordIncomplete(NotebookError):
+    """`versions` ran a release but finds no outputs of a page in its cache to write into compared/."""
+    hint = "run `python -m torchnotes versions` again; if it repeats, delete the cache folder's failed/ and versions/"
+
+
 class VersionInstallFailed(NotebookError):
     """pip could not install a listed torch release into its environment."""
     hint = "check the version exists on PyPI for this Python (pip index versions torch), or remove it from versions.yml"

@@ -178,6 +178,10 @@ def drift_html(cell_id: str, drifts: list, primary: str, labels: dict) -> str:
     """One marker per release whose output differs; each opens on that release's output as a diff against the page's."""
     items = []
     for item in drifts:
+        if item.kind == "changed":  # no diff: what the release prints now is not known (versions.record)
+            items.append(f'<span class="nb-drift-note" title="{html.escape(item.version)}">'
+                         f'{html.escape(labels["drift_changed"])}</span>')
+            continue
         label = labels["drift_" + item.kind].format(version=_minor(item.version))
         intro = labels["drift_intro"].format(version=item.version, primary=primary)
         lines = []

@@ -1,113 +1,178 @@
 """Every page's outputs against each compared torch release: per-cell markers, the changes page, the drift report.
 
-Reads only the cache (what `python -m torchnotes versions` executed); runs nothing. Used by the publish step
-(markers, provenance, the changes page), by `summary` and by `upgrade` (the reviewer's report).
+Reads only the committed record (compared/, torchnotes.versions.record, which `python -m torchnotes versions`
+writes); runs nothing, reads no compared release's cache. Used by the publish step (markers, provenance, the
+changes page), by `summary` and by `versions`/`upgrade` (the reviewer's report).
 """
 
 from __future__ import annotations
 
+import html
 from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from torchnotes.engine.cache import Hit
 from torchnotes.engine.results import PageResult
 from torchnotes.pages.tags import VOLATILE
 from torchnotes.settings import Settings
 from torchnotes.strings import strings
-from torchnotes.versions.drift import CellDrift, compare_page, warnings_in
-from torchnotes.versions.run import CONFIG, compared_engine, failures, load_versions, read_state
+from torchnotes.versions.drift import (
+    CHANGED,
+    COMPARED_STATES,
+    DIFFERS,
+    NOT_RUN,
+    RAISES,
+    SKIPPED,
+    CellDrift,
+    warnings_in,
+)
+from torchnotes.versions.record import Record
+from torchnotes.versions.run import CONFIG, load_versions
 
 CHANGES_MARKER = "<!-- torchnotes:version-changes -->"
+LONG_WARNING = 160  # characters: a longer message is folded (<details>) under its first words
 
 
 @dataclass
 class Comparison:
     primary: str = ""
-    versions: list[str] = field(default_factory=list)  # compared releases that have run (versions.yml order)
-    missing: list[str] = field(default_factory=list)  # listed releases that have not run yet
-    cells: dict[str, list[CellDrift]] = field(default_factory=dict)  # by page (as the engine shows it)
-    compared: dict[str, list[str]] = field(default_factory=dict)  # page -> releases it was compared with
+    listed: list[str] = field(default_factory=list)  # the compared releases of versions.yml, in its order
+    # release -> page -> the state of each code cell (torchnotes.versions.record.Record.states); a page the
+    # release has no record of is absent.
+    states: dict[str, dict[str, list[dict]]] = field(default_factory=dict)
+    cells: dict[str, list[CellDrift]] = field(default_factory=dict)  # by page: cells that differ or raise
+    changed: dict[str, dict[str, list[str]]] = field(default_factory=dict)  # page -> cell id -> releases
     failed: dict[str, dict[str, str]] = field(default_factory=dict)  # release -> page -> error
-    counted: int = 0  # code cells compared (per release, the same cells)
+    pages: list[str] = field(default_factory=list)  # the pages with code cells this build shows
+
+    @property
+    def versions(self) -> list[str]:
+        """The compared releases with a record of at least one page."""
+        return [v for v in self.listed if self.states.get(v)]
+
+    @property
+    def missing(self) -> list[str]:
+        return [v for v in self.listed if not self.states.get(v)]
+
+    @property
+    def compared(self) -> dict[str, list[str]]:
+        """page -> the releases it was compared with (the provenance line)."""
+        found: dict[str, list[str]] = {}
+        for version in self.versions:
+            for page in self.states[version]:
+                found.setdefault(page, []).append(version)
+        return found
 
     def by_cell(self, page: str) -> dict[str, list[CellDrift]]:
         found = defaultdict(list)
         for item in self.cells.get(page, []):
             found[item.cell_id].append(item)
+        for cell_id, versions in self.changed.get(page, {}).items():
+            found[cell_id].append(CellDrift(cell_id, 0, ", ".join(versions), CHANGED, "", ""))
         return dict(found)
 
     def differing(self, version: str) -> list[tuple[str, CellDrift]]:
         return [(page, d) for page, items in self.cells.items() for d in items if d.version == version]
+
+    def counts(self, version: str, pages: list[str], cells: dict[str, int]) -> dict[str, int]:
+        """What the release's record says of these pages (cells: each page's number of code cells)."""
+        found = dict.fromkeys(("pages", "compared", DIFFERS, RAISES, SKIPPED, NOT_RUN, CHANGED, "unrecorded"), 0)
+        for page in pages:
+            states = self.states.get(version, {}).get(page)
+            if states is None:
+                found["unrecorded"] += cells[page]
+                continue
+            found["pages"] += 1
+            for entry in states:
+                state = entry["state"]
+                found["compared" if state in COMPARED_STATES else state] += 1
+                if state in (DIFFERS, RAISES):
+                    found[state] += 1
+        return found
 
 
 def compare(settings: Settings, results: list[PageResult]) -> Comparison:
     if not (settings.root / CONFIG).exists():
         return Comparison()
     listed = load_versions(settings.root, settings.path("requirements"))
-    found = Comparison(primary=listed.primary)
-    pages = [r for r in results if r.source is not None and r.status in ("run", "cached")]
-    found.counted = sum(len(r.source.code_cells) for r in pages)
-    kept_failures = failures(settings)
+    found = Comparison(primary=listed.primary, listed=list(listed.compared))
+    record = Record(settings.root, settings.docs_dir)
+    pages = [r for r in results if r.source is not None and r.source.code_cells and r.status in ("run", "cached")]
+    found.pages = [r.page for r in pages]
     for version in listed.compared:
-        state = read_state(settings, version)
-        if state is None:
-            found.missing.append(version)
-            continue
-        found.versions.append(version)
-        engine = compared_engine(settings, state)
-        engine.entries.begin()
         for result in pages:
-            other = _outcome(engine, kept_failures, result)
-            if other is None:
+            states = record.states(version, result.source)
+            if states is None:
                 continue
-            found.compared.setdefault(result.page, []).append(version)
-            if "error" in other:
-                found.failed.setdefault(version, {})[result.page] = other["error"]
-            drift = compare_page(result.source, result.outputs, version, other)
-            if drift:
-                found.cells.setdefault(result.page, []).extend(drift)
+            found.states.setdefault(version, {})[result.page] = states
+            for number, (cell, entry) in enumerate(zip(result.source.code_cells, states), 1):
+                state = entry["state"]
+                if state in (DIFFERS, RAISES):
+                    found.cells.setdefault(result.page, []).append(CellDrift(
+                        cell.id, number, version, state, "\n".join(entry["shown"]), "\n".join(entry["other"]),
+                        entry.get("error", "")))
+                    if state == RAISES:
+                        found.failed.setdefault(version, {})[result.page] = entry.get("error", "")
+                elif state == CHANGED:
+                    found.changed.setdefault(result.page, {}).setdefault(cell.id, []).append(version)
     return found
-
-
-def _outcome(engine, kept_failures, result: PageResult) -> dict | None:
-    hit = engine.lookup(result.source)
-    if isinstance(hit, Hit):
-        return {"outputs": hit.body["outputs"]}
-    return kept_failures.load(hit.key)
 
 
 def changes_markdown(comparison: Comparison, results: list[PageResult], lang: str, docs_dir: Path,
                      root: Path) -> str:
-    """The changes page of one language: differing cells by release, then the warnings of the site's release."""
+    """The changes page of one language: what each release was compared on and which cells differ there, then
+    the warnings of the site's release. Every number is counted from the committed record."""
     w = strings(lang)
     mine = _own_pages(results, lang, docs_dir, root)
-    lines = [w["changes_summary"].format(pages=len(mine), cells=sum(len(r.source.code_cells) for r in mine.values()
-                                                                    if r.source), primary=comparison.primary), ""]
-    for version in comparison.versions:
+    cells = {r.page: len(r.source.code_cells) for r in mine.values()}
+    lines = [w["changes_summary"].format(pages=len(mine), cells=sum(cells.values()), primary=comparison.primary), ""]
+    for version in comparison.listed:
+        count = comparison.counts(version, [r.page for r in mine.values()], cells)
+        if not count["pages"]:
+            lines += [f"## PyTorch {version}", "", w["changes_missing"].format(version=version), ""]
+            continue
         rows = [(rel, d) for rel, r in mine.items() for d in comparison.cells.get(r.page, []) if d.version == version]
-        failed = {rel: comparison.failed.get(version, {}).get(r.page) for rel, r in mine.items()}
-        failed = {rel: e for rel, e in failed.items() if e}
-        lines += [f"## {w['changes_version'].format(version=version, count=len(rows))}", ""]
+        failed = [rel for rel, r in mine.items() if comparison.failed.get(version, {}).get(r.page)]
+        lines += [f"## {w['changes_version'].format(version=version, count=len(rows))}", "",
+                  w["changes_counts"].format(pages=count["pages"], total_pages=len(mine), compared=count["compared"],
+                                             total_cells=sum(cells.values())), ""]
+        reasons = [w[f"changes_not_{key.replace('-', '_')}"].format(count=count[key])
+                   for key in (CHANGED, "unrecorded", NOT_RUN, SKIPPED) if count[key]]
+        if reasons:
+            lines += [w["changes_not_compared"].format(count=sum(count[k] for k in (CHANGED, "unrecorded", NOT_RUN,
+                                                                                     SKIPPED))), ""]
+            lines += [f"- {reason}" for reason in reasons] + [""]
         if failed:
             lines += [w["changes_failed"].format(count=len(failed)), ""]
         lines += [f"- [{_title(mine[rel])} · {w['changes_cell'].format(number=d.number)}]({rel}#drift-{d.cell_id})"
                   f" · {w['drift_' + d.kind].format(version=version)}" for rel, d in rows] or [w["changes_none"]]
         lines.append("")
-    for version in comparison.missing:
-        lines += [f"## PyTorch {version}", "", w["changes_missing"], ""]
     lines += _warnings_section(mine, w, comparison.primary) + _volatile_section(mine, w)
     return "\n".join(lines) + "\n"
 
 
 def _warnings_section(mine: dict, w: dict, primary: str) -> list[str]:
-    rows = [(rel, number, kind, message) for rel, r in mine.items() if r.source
-            for number, kind, message in warnings_in(r.source, r.outputs)]
-    lines = [f"## {w['changes_warnings'].format(primary=primary)}", "", w["changes_warnings_intro"], "",
-             f"| {w['changes_page']} | {w['changes_kind']} | {w['changes_message']} |", "|---|---|---|"]
-    lines += [f"| [{_title(mine[rel])} · {number}]({rel}) | `{kind}` | {_cell_text(message)} |"
-              for rel, number, kind, message in rows]
-    return lines + [""]
+    """Two lists: the warnings Python reported while a cell ran (to look at), and those a page provokes on
+    purpose to show them (drift.Warned.on_purpose). Each item links to its cell and gives the whole message."""
+    found = [(rel, item) for rel, r in mine.items() if r.source for item in warnings_in(r.source, r.outputs)]
+    lines = [f"## {w['changes_warnings'].format(primary=primary)}", ""]
+    for on_purpose, key in ((False, "changes_warnings_attention"), (True, "changes_warnings_on_purpose")):
+        rows = [(rel, item) for rel, item in found if item.on_purpose == on_purpose]
+        lines += [f"### {w[key].format(count=len(rows))}", "", w[key + "_intro"], ""]
+        lines += [_warning_html(mine[rel], rel, item, w) for rel, item in rows] or [w["changes_warnings_none"], ""]
+    return lines
+
+
+def _warning_html(result: PageResult, rel: str, item, w: dict) -> str:
+    # md_in_html: the link stays Markdown, so each generator resolves page.md#cell-N to the page's URL.
+    link = f"[{_title(result)} · {w['changes_cell'].format(number=item.cell)}]({rel}#cell-{item.cell})"
+    message = html.escape(item.message)
+    if len(item.message) > LONG_WARNING:
+        head = html.escape(item.message[:LONG_WARNING].rsplit(" ", 1)[0])
+        text = (f'<details class="nb-warning-text"><summary>{head}…</summary><p>{message}</p></details>')
+    else:
+        text = f'<p class="nb-warning-text">{message}</p>'
+    return (f'<div class="nb-warning" markdown>\n{link} · `{item.kind}`\n\n{text}\n</div>\n')
 
 
 def _volatile_section(mine: dict, w: dict) -> list[str]:
@@ -135,20 +200,25 @@ def _title(result: PageResult) -> str:
 
 
 def _cell_text(text: str) -> str:
-    return text.replace("|", "\\|").replace("\n", " ")[:300]
+    return text.replace("|", "\\|").replace("\n", " ")
 
 
 def drift_report(comparison: Comparison) -> str:
-    """Markdown for a reviewer (the PR summary, the upgrade pull request): per release, cells changed and pages failing."""
-    if not comparison.versions and not comparison.missing:
+    """Markdown for a reviewer (the PR summary, the upgrade pull request): per release, what was compared, cells
+    changed and pages failing."""
+    if not comparison.listed:
         return ""
     lines = [f"### Outputs across PyTorch releases (site: {comparison.primary})", "",
-             f"{comparison.counted} code cells compared per release.", "",
-             "| release | cells that differ | pages that raise |", "|---|--:|--:|"]
-    for version in comparison.versions:
-        lines.append(f"| {version} | {len(comparison.differing(version))} | {len(comparison.failed.get(version, {}))} |")
-    for version in comparison.missing:
-        lines.append(f"| {version} | not run | not run |")
+             "| release | pages compared | code cells compared | cells that differ | pages that raise | "
+             "cells changed since compared |", "|---|--:|--:|--:|--:|--:|"]
+    for version in comparison.listed:
+        count = comparison.counts(version, comparison.pages, dict.fromkeys(comparison.pages, 0))
+        if not count["pages"]:
+            lines.append(f"| {version} | not run | | | | |")
+            continue
+        lines.append(f"| {version} | {count['pages']} of {len(comparison.pages)} | {count['compared']} | "
+                     f"{len(comparison.differing(version))} | {len(comparison.failed.get(version, {}))} | "
+                     f"{count[CHANGED]} |")
     for version in comparison.versions:
         rows = comparison.differing(version)
         if rows:

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from nbconvert.filters import strip_ansi
 
 from torchnotes.engine.execute import runnable
+from torchnotes.pages.tags import RAISES as RAISES_TAG
 from torchnotes.pages.tags import REMOVE_CELL, REMOVE_OUTPUT, SKIP_EXECUTION, VOLATILE
 
 SKIPPED_TAGS = {VOLATILE, REMOVE_OUTPUT, REMOVE_CELL, SKIP_EXECUTION}
@@ -31,6 +32,10 @@ _MASKS = [
     (re.compile(r"\b\d+(?:\.\d+)?\s?(?:[KMGT]i?B|bytes)\b"), "<memory>"),
 ]
 WARNING = re.compile(r"\b(\w*(?:Deprecation|Future|User)Warning): (.+)")
+# What became of a cell under a compared release (compare_cells); CHANGED: its code, or an earlier cell's, changed
+# since (torchnotes.versions.record).
+SAME, DIFFERS, RAISES, SKIPPED, NOT_RUN, CHANGED = "same", "differs", "raises", "skipped", "not-run", "changed"
+COMPARED_STATES = (SAME, DIFFERS, RAISES)
 PRINTED_WARNING = re.compile(r"^(\w*(?:Deprecation|Future|User)Warning): (.+)", re.MULTILINE)
 
 
@@ -76,40 +81,67 @@ class CellDrift:
 
 
 def compare_page(page, shown: dict[str, list[dict]], version: str, other: dict) -> list[CellDrift]:
-    """other: {"outputs": {cell id: outputs}} for a release that ran the page, with "cell" and "error" when it
+    """The cells whose output differs (or that raise) under the release; see compare_cells."""
+    return [CellDrift(page.code_cells[c["cell"] - 1].id, c["cell"], version, c["state"], c["shown"], c["other"],
+                      c.get("error", ""))
+            for c in compare_cells(page, shown, other) if c["state"] in ("differs", "raises")]
+
+
+def compare_cells(page, shown: dict[str, list[dict]], other: dict) -> list[dict]:
+    """What became of each code cell under the release: {"cell": number, "state": ...}, state one of SAME,
+    DIFFERS, RAISES (with "shown", "other" and, for RAISES, "error"), SKIPPED (tagged, or not run without CUDA:
+    never compared) or NOT_RUN (after the cell that raised there).
+
+    other: {"outputs": {cell id: outputs}} for a release that ran the page, with "cell" and "error" when it
     stopped at a cell (the cells after it did not run there and are not compared)."""
     found = []
     stopped = other.get("cell")
     for number, cell in enumerate(page.code_cells, 1):
-        if stopped is not None and number > stopped:
-            break
         if SKIPPED_TAGS & set(cell.metadata.get("tags", [])) or not runnable(cell, cuda=False):
+            found.append({"cell": number, "state": SKIPPED})
+            continue
+        if stopped is not None and number > stopped:
+            found.append({"cell": number, "state": NOT_RUN})
             continue
         mine = output_text(shown.get(cell.id, []))
         theirs = output_text(other["outputs"].get(cell.id, []))
         if number == stopped:
             error = other.get("error", "")
-            found.append(CellDrift(cell.id, number, version, "raises", mine, theirs or error, error))
+            found.append({"cell": number, "state": RAISES, "shown": mine, "other": theirs or error, "error": error})
         elif mine != theirs:
-            found.append(CellDrift(cell.id, number, version, "differs", mine, theirs))
+            found.append({"cell": number, "state": DIFFERS, "shown": mine, "other": theirs})
+        else:
+            found.append({"cell": number, "state": SAME})
     return found
 
 
-def warnings_in(page, outputs: dict[str, list[dict]]) -> list[tuple[int, str, str]]:
-    """(code cell number, warning class, message) for each warning the page's cells print, once each."""
+@dataclass(frozen=True)
+class Warned:
+    cell: int  # code cell number, from 1
+    kind: str  # the warning's class
+    message: str
+    # Provoked on purpose: the page's own code caught it and printed it (warnings.catch_warnings, then print: it
+    # is on stdout), or the cell is tagged raises-exception. Otherwise Python reported it (stderr): to look at.
+    on_purpose: bool
+
+
+def warnings_in(page, outputs: dict[str, list[dict]]) -> list[Warned]:
+    """Each warning the page's cells print, once each (the first cell that prints it)."""
     seen, found = set(), []
     for number, cell in enumerate(page.code_cells, 1):
+        raises = RAISES_TAG in cell.metadata.get("tags", [])
         for out in outputs.get(cell.id, []):
             if out.get("output_type") != "stream":
                 continue
             # On stderr as Python reports them; on stdout as a cell that caught them prints them (a line that
             # starts with the warning's class).
-            pattern = WARNING if out.get("name") == "stderr" else PRINTED_WARNING
+            printed = out.get("name") != "stderr"
+            pattern = PRINTED_WARNING if printed else WARNING
             for match in pattern.finditer(strip_ansi(_joined(out.get("text", "")))):
                 item = (match.group(1), normalise(match.group(2)))
                 if item not in seen:
                     seen.add(item)
-                    found.append((number, *item))
+                    found.append(Warned(number, *item, on_purpose=printed or raises))
     return found
 
 

@@ -9,13 +9,16 @@ from pathlib import Path
 
 import yaml
 
+from torchnotes.engine.cache import Hit
 from torchnotes.engine.environment import probe
+from torchnotes.engine.results import PageResult
 from torchnotes.engine.scheduler import Engine, Run
-from torchnotes.errors import NotebookError, VersionInstallFailed, VersionsInvalid
+from torchnotes.errors import NotebookError, VersionInstallFailed, VersionRecordIncomplete, VersionsInvalid
 from torchnotes.log import logger
 from torchnotes.settings import Settings
 from torchnotes.versions.changes import compare, drift_report
-from torchnotes.versions.run import CONFIG, PIN, load_versions, run_version
+from torchnotes.versions.record import RECORD_DIR, Record
+from torchnotes.versions.run import CONFIG, PIN, compared_engine, failures, load_versions, read_state, run_version
 
 KEPT_MINORS = 4  # the newest release and the three minor releases before it
 
@@ -29,6 +32,7 @@ def run_versions(settings: Settings, pages: list[Path], only: list[str] | None) 
         raise VersionsInvalid(settings.root / CONFIG, f"--only {', '.join(unknown)}: not a compared release "
                                                       f"(compared: {', '.join(listed.compared)})")
     problems: list[NotebookError] = []
+    ran = []
     for version in only or listed.compared:
         try:
             report = run_version(settings, version, pages)
@@ -36,16 +40,44 @@ def run_versions(settings: Settings, pages: list[Path], only: list[str] | None) 
             problems.append(error)
             logger.error(error.message)
             continue
+        ran.append(version)
         logger.info(f"torch {version}: {report.summary_line()} ({report.count('failed')} raise there: kept as results)")
     env = probe(settings.path("requirements"))
     own = Engine(settings, env, run=Run(mode="auto")).run(pages)
     logger.info(f"torch {env.torch} (the site's): {own.summary_line()}")
+    written = write_records(settings, ran, own.results)
+    logger.info(f"{RECORD_DIR}/: {written} page record(s) written for {', '.join(ran) or 'no release'}")
     text = drift_report(compare(settings, own.results))
     if own.failures:
         text += "\n### Pages that fail with the site's release\n\n" + "\n".join(
             f"- `{e.where}`: {e.reason}" for e in own.failures) + "\n"
         problems += own.failures
     return text, problems
+
+
+def write_records(settings: Settings, versions: list[str], results: list[PageResult]) -> int:
+    """The committed record (compared/) of each release that ran, from what it executed (its cache entries, and
+    the failed/ cache for pages that raise there), for the pages the site's release executed."""
+    record = Record(settings.root, settings.docs_dir)
+    kept_failures = failures(settings)
+    written = 0
+    for version in versions:
+        state = read_state(settings, version)
+        engine = compared_engine(settings, state)
+        engine.entries.begin()
+        for result in results:
+            if result.source is None or not result.source.code_cells or result.status not in ("run", "cached"):
+                continue
+            hit = engine.lookup(result.source)
+            other = {"outputs": hit.body["outputs"]} if isinstance(hit, Hit) else kept_failures.load(hit.key)
+            if other is None:
+                raise VersionRecordIncomplete(result.page, f"torch {version} has no outputs of this page after "
+                                                           "running it", hint="run `python -m torchnotes versions` again")
+            record.write(version, result.source, result.outputs, other, torch=state["env"]["torch"],
+                         page_name=result.page)
+            written += 1
+    record.prune(list(load_versions(settings.root, settings.path("requirements")).compared))
+    return written
 
 
 def pin(settings: Settings, version: str) -> list[str]:

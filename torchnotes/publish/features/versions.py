@@ -1,6 +1,7 @@
 """The axis of torch releases: a pill under each cell whose output differs in an older release, the changes page,
-the releases each page was compared with (provenance), and the drift report for the PR summary. Reads what
-`python -m torchnotes versions` executed (torchnotes.versions.changes); runs nothing."""
+the releases each page was compared with (provenance), and the drift report for the PR summary. Reads the
+committed record that `python -m torchnotes versions` writes (compared/, torchnotes.versions.record), never the
+cache of an older release: every build shows the same; runs nothing."""
 
 from __future__ import annotations
 
