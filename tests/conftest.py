@@ -1,18 +1,15 @@
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from helpers import ROOT, fixture_copy
 
 from torchnotes.engine.cache import Cache
 from torchnotes.engine.environment import probe
 from torchnotes.engine.scheduler import Engine
 from torchnotes.engine.zygote import Zygotes
-
-ROOT = Path(__file__).resolve().parent.parent
-
 
 # The longest modules, longest first: by the CPU seconds each used in a run of the suite, its kernels, browser
 # and subprocesses counted (the suite is CPU-bound on 2 cores). With pytest-xdist workers (-n), every module runs
@@ -115,9 +112,7 @@ def make_engine(tmp_path, env, zygotes):
 @pytest.fixture
 def fixture_site(tmp_path):
     """A copy of tests/fixtures/site (both languages, every feature) to build in tmp_path."""
-    target = tmp_path / "site-src"
-    shutil.copytree(ROOT / "tests" / "fixtures" / "site", target)
-    return target
+    return fixture_copy(tmp_path, synced=False)
 
 
 @pytest.fixture(scope="session")

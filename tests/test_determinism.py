@@ -5,13 +5,12 @@ executes every page again, forced, into an empty cache and compares every output
 the entry's record, not in the outputs, and are not compared.
 """
 
-from pathlib import Path
+
+from helpers import ROOT
 
 from torchnotes.engine.cache import Cache
 from torchnotes.engine.scheduler import Engine
 from torchnotes.pages.checks import page_paths
-
-ROOT = Path(__file__).resolve().parent.parent
 
 
 def differing_outputs(first, second) -> list[str]:

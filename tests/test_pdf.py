@@ -13,13 +13,12 @@ from pathlib import Path
 import pytest
 import yaml
 from bs4 import BeautifulSoup
-from helpers import header_links
+from helpers import ROOT, fixture_copy, header_links
 from pypdf import PdfReader
 from pypdf.generic import ContentStream
 
 from torchnotes.pages.checks import sync_pairs
 
-ROOT = Path(__file__).resolve().parent.parent
 LANGS = ("en", "zh")
 BIG = "```python\nprint('x' * 10_000_000)\n```\n"
 pytestmark = pytest.mark.browser
@@ -36,8 +35,7 @@ def book(tmp_path_factory):
     if not Path("/usr/bin/chromium").is_file():
         from browser_support import skip_or_fail
         skip_or_fail("no Chromium at /usr/bin/chromium (scripts/setup.sh --pdf installs it)")
-    src = tmp_path_factory.mktemp("pdf") / "site-src"
-    shutil.copytree(ROOT / "tests" / "fixtures" / "site", src)
+    src = fixture_copy(tmp_path_factory.mktemp("pdf"), synced=False)
     # The fixture's pages have math: the book renders it with the site's KaTeX, as the real site ships it.
     shutil.copytree(ROOT / "docs" / "assets" / "katex", src / "docs" / "assets" / "katex")
     for lang, title in (("en", "Big output"), ("zh", "大量输出")):
