@@ -5,33 +5,29 @@ from pathlib import Path
 
 import pytest
 from helpers import ROOT, fixture_copy
+from schedule import Schedule
 
 from torchnotes.engine.cache import Cache
 from torchnotes.engine.environment import probe
 from torchnotes.engine.scheduler import Engine
 from torchnotes.engine.zygote import Zygotes
 
-# The longest modules, longest first: by the CPU seconds each used in a run of the suite, its kernels, browser
-# and subprocesses counted (the suite is CPU-bound on 2 cores). With pytest-xdist workers (-n), every module runs
-# whole on one worker (module fixtures, such as a site built once, are made once), and the modules are handed out
-# in this order: the long ones go first so that no worker is left with one of them at the end while others idle.
-LONGEST_FIRST = ("test_workflow_runs", "test_documented_commands", "test_determinism", "test_browser", "test_versions", "test_kept", "test_failures", "test_pdf",
-                 "test_trust", "test_generators", "test_search_zh_reader", "test_search", "test_inputs", "test_build",
-                 "test_offline", "test_script", "test_recorded", "test_import_tutorial", "test_execute", "test_fonts",
-                 "test_freshness", "test_shards", "test_cache", "test_serve", "test_zygote", "test_publish", "test_zh",
-                 "test_search_expand", "test_summary")
+
+def pytest_addoption(parser):
+    parser.addoption("--write-durations", action="store_true",
+                     help="write the seconds each module took (pytest's cache) to tests/durations.json, the order "
+                          "a clean clone (CI) hands the modules out in (tests/schedule.py)")
 
 
-def pytest_collection_modifyitems(items):
-    rank = {name: i for i, name in enumerate(LONGEST_FIRST)}
-    items.sort(key=lambda item: rank.get(item.path.stem, len(rank)))  # stable: the rest keep their order
+def pytest_configure(config):
+    config.pluginmanager.register(Schedule(config), "torchnotes-schedule")
 
 
 @pytest.hookimpl(optionalhook=True)
 def pytest_xdist_make_scheduler(config, log):
-    """Whole modules in collection order, whatever --dist says: plain `pytest -n 3` schedules as scripts/test.sh
-    does. (xdist's own loadfile would sort the modules by their number of tests, which puts a module of one long
-    test last.)"""
+    """Whole modules in collection order (tests/schedule.py: longest first), whatever --dist says: plain
+    `pytest -n 3` schedules as scripts/test.sh does. (xdist's own loadfile would sort the modules by their number
+    of tests, which puts a module of one long test last.)"""
     from xdist.scheduler import LoadFileScheduling
 
     config.option.loadscopereorder = False

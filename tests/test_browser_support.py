@@ -81,7 +81,7 @@ def test_not_a_browser_test():
 @pytest.mark.parametrize("ci, outcome", [("true", "1 failed, 1 skipped"), ("", "2 skipped")])
 def test_conftest_turns_browser_skips_into_failures_under_ci(tmp_path, ci, outcome):
     (tmp_path / "tests").mkdir()
-    for name in ("conftest.py", "helpers.py"):  # the conftest and the helpers it imports
+    for name in ("conftest.py", "helpers.py", "schedule.py"):  # the conftest and the helpers it imports
         (tmp_path / "tests" / name).write_text((ROOT / "tests" / name).read_text())
     (tmp_path / "tests" / "test_planted.py").write_text(SKIPPING)
     (tmp_path / "pytest.ini").write_text("[pytest]\nmarkers =\n    browser: drives Chromium\n")
