@@ -70,6 +70,23 @@ def built_site(tmp_path_factory, worker_id) -> Path:
 
 
 @pytest.fixture(scope="session")
+def version_envs(request) -> Path:
+    """TORCHNOTES_ENVS for the clones that run `versions` (the documented commands, the deploy workflow): the
+    compared releases' environments, kept in pytest's cache folder between runs as a reader keeps them in
+    ~/.cache/torchnotes. An environment is keyed by what it holds, not by the clone (torchnotes/versions/envs.py):
+    torch 2.13 is installed once for all of them (the first makes it, under a file lock; the others wait)."""
+    return request.config.cache.mkdir("version-envs")
+
+
+@pytest.fixture(scope="session")
+def kept_books(request) -> Path:
+    """TORCHNOTES_BOOKS for the same clones: the PDF books kept by what they are printed from
+    (torchnotes/generators/pdf/keep.py), so that the second print of the same site in a run, or in the next run,
+    is a copy."""
+    return request.config.cache.mkdir("kept-books")
+
+
+@pytest.fixture(scope="session")
 def worker_id(request) -> str:
     """pytest-xdist's worker name ('master' without workers); its own fixture of that name wins when it is loaded."""
     return getattr(request.config, "workerinput", {}).get("workerid", "master")
