@@ -7,13 +7,14 @@ them at the end while the others idle. Each run that passes and ran whole module
 adds what it measured, per module (its tests' set-up, call and tear-down, as the reports say), to pytest's cache
 (KEY). A clean clone (CI) has no cache: it reads tests/durations.json, written by
 `.venv/bin/python -m pytest -n 3 --write-durations` from the cache after a whole run, never edited by hand. A module
-neither of them knows (a new one) goes first: it may be long, and a short one first costs nothing.
+neither of them knows (a new one) is taken to last as long as the median known module: never last, and never
+before the known long ones.
 """
 
 from __future__ import annotations
 
 import json
-import math
+import statistics
 from collections import defaultdict
 from pathlib import Path
 
@@ -36,11 +37,12 @@ def committed() -> dict[str, float]:
 
 
 def order(items: list, seconds: dict[str, float]) -> None:
-    """Whole modules, longest first; unknown modules first of all; otherwise collection order."""
+    """Whole modules, longest first, an unknown one as long as the median; equals in collection order."""
     first_seen: dict[str, int] = {}
     for item in items:
         first_seen.setdefault(item.path.stem, len(first_seen))
-    items.sort(key=lambda item: (-seconds.get(item.path.stem, math.inf), first_seen[item.path.stem]))
+    guess = statistics.median(seconds.values()) if seconds else 0.0
+    items.sort(key=lambda item: (-seconds.get(item.path.stem, guess), first_seen[item.path.stem]))
 
 
 class Schedule:
