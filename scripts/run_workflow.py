@@ -106,7 +106,7 @@ def main(argv: list[str] | None = None) -> int:
     env = {"STANDIN_STORE": str(store), "STANDIN_SOURCE": str(source), "STANDIN_VENV": str(args.venv.resolve()),
            "GIT_CONFIG_GLOBAL": str(gitconfig),
            "PATH": f"{STANDINS / 'bin'}:{os.environ['PATH']}", "NO_MKDOCS_2_WARNING": "1"}
-    for name in ("TORCHNOTES_ENVS", "HOME", "LANG", "PIP_INDEX_URL", "PIP_EXTRA_INDEX_URL", "PIP_CONFIG_FILE",
+    for name in ("TORCHNOTES_ENVS", "TORCHNOTES_BOOKS", "HOME", "LANG", "PIP_INDEX_URL", "PIP_EXTRA_INDEX_URL", "PIP_CONFIG_FILE",
                  "PIP_NO_INDEX", "PIP_FIND_LINKS", "PYTEST_ADDOPTS"):
         if name in os.environ:
             env[name] = os.environ[name]

@@ -18,7 +18,7 @@ site="${SITE_DIR:-site}"
 .venv/bin/zizmor --offline --quiet .github/workflows
 .venv/bin/python -m torchnotes check
 .venv/bin/mkdocs build --strict --site-dir "$site"
-# pytest-xdist, a whole module per worker at a time, longest first (tests/conftest.py): module-scoped fixtures,
+# pytest-xdist, a whole module per worker at a time, longest first by measured seconds (tests/schedule.py): module-scoped fixtures,
 # such as a fixture site built once, stay shared within their module. One worker more than there are cores: much
 # of the suite waits (on kernels starting, timeouts, a browser, mkdocs serve), and on 2 cores 3 workers took 387 s
 # where 2 took 495 s.

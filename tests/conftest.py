@@ -1,41 +1,33 @@
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
-from helpers import settings_at
+from helpers import ROOT, fixture_copy, settings_at
+from schedule import Schedule
 
 from torchnotes.engine.environment import probe
 from torchnotes.engine.scheduler import Engine, Run
 from torchnotes.engine.zygote import Zygotes
 from torchnotes.settings import DEFAULTS
 
-ROOT = Path(__file__).resolve().parent.parent
+
+def pytest_addoption(parser):
+    parser.addoption("--write-durations", action="store_true",
+                     help="write the seconds each module took (pytest's cache) to tests/durations.json, the order "
+                          "a clean clone (CI) hands the modules out in (tests/schedule.py)")
 
 
-# The longest modules, longest first: by the CPU seconds each used in a run of the suite, its kernels, browser
-# and subprocesses counted (the suite is CPU-bound on 2 cores). With pytest-xdist workers (-n), every module runs
-# whole on one worker (module fixtures, such as a site built once, are made once), and the modules are handed out
-# in this order: the long ones go first so that no worker is left with one of them at the end while others idle.
-LONGEST_FIRST = ("test_workflow_runs", "test_documented_commands", "test_determinism", "test_browser", "test_versions", "test_kept", "test_failures", "test_pdf",
-                 "test_trust", "test_generators", "test_search_zh_reader", "test_search", "test_inputs", "test_build",
-                 "test_offline", "test_script", "test_recorded", "test_import_tutorial", "test_execute", "test_notebook_fonts", "test_fonts",
-                 "test_freshness", "test_shards", "test_cache", "test_serve", "test_zygote", "test_publish", "test_zh",
-                 "test_search_expand", "test_summary")
-
-
-def pytest_collection_modifyitems(items):
-    rank = {name: i for i, name in enumerate(LONGEST_FIRST)}
-    items.sort(key=lambda item: rank.get(item.path.stem, len(rank)))  # stable: the rest keep their order
+def pytest_configure(config):
+    config.pluginmanager.register(Schedule(config), "torchnotes-schedule")
 
 
 @pytest.hookimpl(optionalhook=True)
 def pytest_xdist_make_scheduler(config, log):
-    """Whole modules in collection order, whatever --dist says: plain `pytest -n 3` schedules as scripts/test.sh
-    does. (xdist's own loadfile would sort the modules by their number of tests, which puts a module of one long
-    test last.)"""
+    """Whole modules in collection order (tests/schedule.py: longest first), whatever --dist says: plain
+    `pytest -n 3` schedules as scripts/test.sh does. (xdist's own loadfile would sort the modules by their number
+    of tests, which puts a module of one long test last.)"""
     from xdist.scheduler import LoadFileScheduling
 
     config.option.loadscopereorder = False
@@ -78,6 +70,23 @@ def built_site(tmp_path_factory, worker_id) -> Path:
 
 
 @pytest.fixture(scope="session")
+def version_envs(request) -> Path:
+    """TORCHNOTES_ENVS for the clones that run `versions` (the documented commands, the deploy workflow): the
+    compared releases' environments, kept in pytest's cache folder between runs as a reader keeps them in
+    ~/.cache/torchnotes. An environment is keyed by what it holds, not by the clone (torchnotes/versions/envs.py):
+    torch 2.13 is installed once for all of them (the first makes it, under a file lock; the others wait)."""
+    return request.config.cache.mkdir("version-envs")
+
+
+@pytest.fixture(scope="session")
+def kept_books(request) -> Path:
+    """TORCHNOTES_BOOKS for the same clones: the PDF books kept by what they are printed from
+    (torchnotes/generators/pdf/keep.py), so that the second print of the same site in a run, or in the next run,
+    is a copy."""
+    return request.config.cache.mkdir("kept-books")
+
+
+@pytest.fixture(scope="session")
 def worker_id(request) -> str:
     """pytest-xdist's worker name ('master' without workers); its own fixture of that name wins when it is loaded."""
     return getattr(request.config, "workerinput", {}).get("workerid", "master")
@@ -114,9 +123,7 @@ def make_engine(tmp_path, env, zygotes):
 @pytest.fixture
 def fixture_site(tmp_path):
     """A copy of tests/fixtures/site (both languages, every feature) to build in tmp_path."""
-    target = tmp_path / "site-src"
-    shutil.copytree(ROOT / "tests" / "fixtures" / "site", target)
-    return target
+    return fixture_copy(tmp_path, synced=False)
 
 
 @pytest.fixture(scope="session")

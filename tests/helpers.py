@@ -1,8 +1,14 @@
-"""Tiny pages written into tmp_path, so each test states exactly the notebook it runs."""
+"""What the test modules share: this checkout's root, tiny pages written into tmp_path (so each test states exactly
+the notebook it runs), the fixture site copied and built, the search box in the browser. A test module imports
+from here (or uses conftest's fixtures), never from another test module (test_hygiene checks it)."""
 
 from __future__ import annotations
 
+import shutil
+import subprocess
+import sys
 import textwrap
+import time
 from pathlib import Path
 
 FRONT = "---\ntitle: {title}\ndescription: A test page.\n{extra}---\n\n# {title}\n\n"
@@ -22,6 +28,28 @@ def code(source: str, options: str = "") -> str:
 
 
 ROOT = Path(__file__).resolve().parent.parent
+# How a command begins in the documents (tests/test_documented_commands.py runs them, test_docs_paths checks the
+# paths they name).
+COMMAND_STARTS = ("bash ", ".venv/bin/", "python ", "python3 ", "mkdocs ", "cp ")
+FIXTURE_SITE = ROOT / "tests" / "fixtures" / "site"
+
+
+def fixture_copy(folder: Path, name: str = "site-src", *, synced: bool = True) -> Path:
+    """A copy of the fixture site (both languages, every feature) in folder/name; synced: its notebooks paired
+    with its pages (torchnotes.pages.checks.sync_pairs), ready to build. The one way a test copies the fixture."""
+    src = Path(folder) / name
+    shutil.copytree(FIXTURE_SITE, src)
+    if synced:
+        from torchnotes.pages.checks import sync_pairs
+
+        sync_pairs(src / "docs", src / "notebooks", ["en", "zh"])
+    return src
+
+
+def build(src: Path, site: Path, *extra: str) -> subprocess.CompletedProcess:
+    """mkdocs build --strict of the site at src into site."""
+    return subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "-f", str(src / "mkdocs.yml"),
+                           "-d", str(site), *extra], capture_output=True, text=True, cwd=src, timeout=600)
 
 
 def site_search_options(lang: str) -> dict:
@@ -37,7 +65,12 @@ def site_search_options(lang: str) -> dict:
     return options
 
 
-SEPARATOR = site_search_options("en")["separator"]
+def __getattr__(name: str):
+    # SEPARATOR is read from mkdocs.yml when a module asks for it, not when conftest imports this module (a copy
+    # of conftest in a planted project, test_browser_support's, has no mkdocs.yml).
+    if name == "SEPARATOR":
+        return site_search_options("en")["separator"]
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def header_links(html_file: Path, css: str) -> set[str]:
@@ -81,3 +114,59 @@ def settings_at(root: Path, **options):
 
     options.setdefault("cache_dir", "cache")
     return replace(DEFAULTS, root=Path(root), docs_dir=Path(root) / "docs", **options)
+
+
+# ------------------------------------------------------------------------------------------------ search in the browser
+
+TOP = 3  # result pages read per query
+VIEWPORT = {"width": 1280, "height": 900}
+INPUT = "input.md-search__input"
+META = ".md-search-result__meta"
+RESULT_ITEMS = ".md-search-result__list > li"  # one item per page, its first link is the page itself
+# Results are shown: items are listed, or Material says that nothing matched.
+RESULTS_SHOWN = """([meta, items, none]) => document.querySelectorAll(items).length > 0
+                    || document.querySelector(meta).textContent.trim() === none"""
+
+
+class SearchBox:
+    """Material's search box on one page: type a query, read the result pages in order."""
+
+    def __init__(self, page, site_base: str):
+        self.page = page
+        self.site_base = site_base  # absolute URL of the language's site root
+        self.errors: list[str] = []
+        page.on("pageerror", lambda error: self.errors.append(str(error)))
+        page.on("console", lambda m: self.errors.append(m.text) if m.type in ("error", "warning") else None)
+
+    def open(self) -> None:
+        self.page.goto(self.site_base, wait_until="domcontentloaded")
+        self.page.click(INPUT)  # desktop layout: the box is in the header
+
+    def search(self, query: str, timeout: float = 30.0, first: bool = False) -> tuple[list[str], float]:
+        """The result pages (paths under the language's root), best first, and seconds from typing to results.
+
+        `first`: type at once, while the index may still be on its way; otherwise clear the box first and wait
+        for Material's empty-box message, so that the results read are this query's.
+        """
+        page = self.page
+        texts = page.evaluate("JSON.parse(document.getElementById('__config').textContent).translations")
+        if not first:
+            page.fill(INPUT, "")
+            page.press(INPUT, "End")  # Material reads the box on keyup
+            page.wait_for_function("([sel, text]) => document.querySelector(sel).textContent.trim() === text",
+                                   arg=[META, texts["search.result.placeholder"]], timeout=timeout * 1000)
+        started = time.monotonic()
+        page.fill(INPUT, query)
+        page.press(INPUT, "End")
+        page.wait_for_function(RESULTS_SHOWN, arg=[META, RESULT_ITEMS, texts["search.result.none"]],
+                               timeout=timeout * 1000)
+        elapsed = time.monotonic() - started
+        hrefs = page.eval_on_selector_all(RESULT_ITEMS, "items => items.map(li => li.querySelector('a').href)")
+        pages = []
+        for href in hrefs:
+            rel = href.split("#", 1)[0].split("?", 1)[0]
+            assert rel.startswith(self.site_base), f"result {href} is outside {self.site_base}"
+            rel = rel[len(self.site_base):]
+            if rel not in pages:
+                pages.append(rel)
+        return pages, elapsed

@@ -9,8 +9,8 @@ import re
 from pathlib import Path
 
 import pytest
+from helpers import ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"
 LANGS = ("en", "zh")
 # The page part is empty for a link within the same page: [map_location](#map-location).

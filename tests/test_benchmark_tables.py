@@ -2,9 +2,9 @@
 
 import json
 import sys
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+from helpers import ROOT
+
 sys.path.insert(0, str(ROOT / "scripts"))
 
 from benchmark_tables import table  # noqa: E402

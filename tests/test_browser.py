@@ -27,8 +27,8 @@ from browser_support import (
     strip_lang,
     visit_all,
 )
+from helpers import ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
 AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
 VIEWPORT = {"width": 1280, "height": 900}
 

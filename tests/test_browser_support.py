@@ -3,12 +3,11 @@
 import os
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 from browser_support import find_chromium, skip_or_fail
+from helpers import ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
 CHOOSE = ROOT / "scripts" / "browser_source.sh"
 DEBIAN_POLICY = "chromium:\n  Installed: (none)\n  Candidate: 156.0.8078.79-1~deb12u1\n  Version table:\n"
 UBUNTU_POLICY = "chromium:\n  Installed: (none)\n  Candidate: 2:1snap1-0ubuntu2\n  Version table:\n"
@@ -82,7 +81,8 @@ def test_not_a_browser_test():
 @pytest.mark.parametrize("ci, outcome", [("true", "1 failed, 1 skipped"), ("", "2 skipped")])
 def test_conftest_turns_browser_skips_into_failures_under_ci(tmp_path, ci, outcome):
     (tmp_path / "tests").mkdir()
-    (tmp_path / "tests" / "conftest.py").write_text((ROOT / "tests" / "conftest.py").read_text())
+    for name in ("conftest.py", "helpers.py", "schedule.py"):  # the conftest and the helpers it imports
+        (tmp_path / "tests" / name).write_text((ROOT / "tests" / name).read_text())
     (tmp_path / "tests" / "test_planted.py").write_text(SKIPPING)
     (tmp_path / "pytest.ini").write_text("[pytest]\nmarkers =\n    browser: drives Chromium\n")
     env = {k: v for k, v in os.environ.items() if k != "CI"}

@@ -2,29 +2,15 @@
 
 import json
 import re
-import shutil
 import subprocess
 import sys
-from pathlib import Path
 
 import nbformat
 import pytest
+from helpers import build, fixture_copy
 
 from torchnotes.pages.checks import sync_pairs
 from torchnotes.strings import strings
-
-
-def build(src: Path, site: Path, *extra: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "-f", str(src / "mkdocs.yml"),
-                           "-d", str(site), *extra], capture_output=True, text=True, cwd=src, timeout=600)
-
-
-def fixture_copy(folder: Path) -> Path:
-    """A copy of the fixture site in folder/site-src, its notebooks synced, ready to build."""
-    src = folder / "site-src"
-    shutil.copytree(Path(__file__).parent / "fixtures" / "site", src)
-    sync_pairs(src / "docs", src / "notebooks", ["en", "zh"])
-    return src
 
 
 @pytest.fixture(scope="module")

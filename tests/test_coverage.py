@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 import yaml
+from helpers import ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
 SEEDS = ROOT / "tests" / "seeds"
 DOCS = ROOT / "docs"
 

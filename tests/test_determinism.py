@@ -6,14 +6,13 @@ the entry's record, not in the outputs, and are not compared.
 """
 
 from dataclasses import replace
-from pathlib import Path
+
+from helpers import ROOT
 
 from torchnotes.engine.cache import Cache
 from torchnotes.engine.scheduler import Engine, Run
 from torchnotes.pages.checks import page_paths
 from torchnotes.settings import load as load_settings
-
-ROOT = Path(__file__).resolve().parent.parent
 
 
 def differing_outputs(first, second) -> list[str]:

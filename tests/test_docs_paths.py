@@ -8,7 +8,7 @@ What counts as a path, outside fenced blocks (a fenced block is a picture or an 
   EXTENSIONS after at least one character of name; not an absolute path (`/zh/`, a place on the site or the
   machine), not one under `~`, not a URL;
 - of a command (a console line before its `  # comment`, or a code span that starts as the documented commands'
-  do, test_documented_commands.STARTS), only the program and the script it runs (`bash scripts/serve.sh`,
+  do, helpers.COMMAND_STARTS), only the program and the script it runs (`bash scripts/serve.sh`,
   `.venv/bin/python scripts/new_page.py`): its arguments are what it reads or makes (`--site site`, `shard1/`,
   `main-report.json`), and tests/test_documented_commands.py runs the command, which fails on a missing input.
 How it is checked, relative to the repository root:
@@ -30,8 +30,8 @@ import re
 import subprocess
 from pathlib import Path
 
+from helpers import COMMAND_STARTS as STARTS
 from helpers import ROOT
-from test_documented_commands import STARTS
 
 DOCUMENTS = ("README.md", "ARCHITECTURE.md")
 README_WORDS = 700

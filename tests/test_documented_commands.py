@@ -32,10 +32,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
+from helpers import COMMAND_STARTS as STARTS
 from helpers import ROOT, clone_worktree
 
 DOCUMENTS = ("README.md", "CONTRIBUTING.md", "CONTRIBUTING.zh.md")
-STARTS = ("bash ", ".venv/bin/", "python ", "python3 ", "mkdocs ", "cp ")
 MAIN = (re.compile(r"^bash scripts/test\.sh\b"), re.compile(r"^\.venv/bin/python -m pytest\b"))
 SERVERS = re.compile(r"^(bash scripts/(serve|lab)\.sh|\.venv/bin/mkdocs serve)\b")
 PLACEHOLDER = re.compile(r"<[^<>\s]+>|\b[A-Z][A-Z0-9_]*(?:\.[A-Z]+)*\b")
@@ -123,8 +123,9 @@ COMMANDS = commands()
 
 # ------------------------------------------------------------------------------------------------ running them
 
-def _environment(envs: Path) -> dict:
-    return {**os.environ, "NO_MKDOCS_2_WARNING": "1", "TORCHNOTES_ENVS": str(envs), "PYTHONDONTWRITEBYTECODE": "1"}
+def _environment(envs: Path, books: Path) -> dict:
+    return {**os.environ, "NO_MKDOCS_2_WARNING": "1", "TORCHNOTES_ENVS": str(envs), "TORCHNOTES_BOOKS": str(books),
+            "PYTHONDONTWRITEBYTECODE": "1"}
 
 
 def _where_it_runs(clone: Path, text: str) -> Path:
@@ -244,14 +245,14 @@ def _start(text: str, clone: Path, env: dict, limit: float = 300) -> dict:
 
 
 @pytest.fixture(scope="module")
-def ran(tmp_path_factory, built_site, request) -> dict[str, Command]:
+def ran(tmp_path_factory, built_site, version_envs, kept_books, request) -> dict[str, Command]:
     """Every command, in document order, in one clone (each sees what the ones before it made, as a reader's
     checkout would). built_site: this checkout's execution cache is full before the clone takes a copy."""
     clone = clone_worktree(tmp_path_factory.mktemp("documented") / "repo")
     shutil.copytree(ROOT / ".cache" / "torchnotes", clone / ".cache" / "torchnotes")
-    # The older releases' environments of this clone's own (an environment names the venv it sees: one made for
-    # another clone would be made again, under another test's feet).
-    env = _environment(clone.parent / "envs")
+    # The older releases' environments and the printed books, shared with the other clones of the run (the deploy
+    # workflow's) and kept between runs: a reader's ~/.cache/torchnotes/envs, a reader's build cache.
+    env = _environment(version_envs, kept_books)
     # Only the commands of the selected tests (`-k build_pdf` runs that one), still in document order.
     selected = {item.callspec.params["command"].text for item in request.session.items
                 if getattr(item, "callspec", None) and "command" in item.callspec.params}

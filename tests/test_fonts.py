@@ -16,7 +16,7 @@ from pathlib import Path
 
 import matplotlib
 import pytest
-from helpers import code, page
+from helpers import code, fixture_copy, page
 from matplotlib import font_manager
 
 from torchnotes.engine.explain import explain
@@ -123,8 +123,7 @@ def test_the_fingerprint_covers_the_files_matplotlib_scans(fonts, monkeypatch):
 
 def test_mkdocs_build_stops_at_boxes_and_passes_once_the_font_is_there(fonts, tmp_path):
     """The issue as a contributor met it: mkdocs build --strict on a machine without fonts-noto-cjk."""
-    src = tmp_path / "site-src"
-    shutil.copytree(Path(__file__).parent / "fixtures" / "site", src)
+    src = fixture_copy(tmp_path, synced=False)
     demo = src / "docs/zh/demo.md"
     demo.write_text(demo.read_text(encoding="utf-8").replace("plt.plot([0, 1], [0, 1])\n",
                                                              "plt.plot([0, 1], [0, 1])\nplt.title(\"直线\")\n"),

@@ -9,12 +9,11 @@ from pathlib import Path
 
 import pytest
 from browser_support import SiteServer
-from helpers import code, page
+from helpers import ROOT, build, code, fixture_copy, page
 
 from torchnotes.pages.freshness import LEDGER, Ledger, NotAPage, stale_summary
 from torchnotes.strings import strings
 
-ROOT = Path(__file__).resolve().parent.parent
 BANNER = strings("zh")["stale_title"]
 assert BANNER == "英文原文已更新，此译文可能已过时"
 
@@ -101,8 +100,6 @@ def run(src: Path, *args: str) -> subprocess.CompletedProcess:
 @pytest.fixture(scope="module")
 def stale_site(tmp_path_factory):
     """The fixture site with its translations marked, then an English prose edit: built with both generators."""
-    from test_build import build, fixture_copy
-
     folder = tmp_path_factory.mktemp("stale")
     src = fixture_copy(folder)
     # The fixture site ships no assets; the Zensical language menu (and the notice's link) needs the site's script.

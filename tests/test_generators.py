@@ -15,8 +15,7 @@ from urllib.parse import unquote, urlsplit
 
 import pytest
 from browser_support import SiteServer, base_path
-
-ROOT = Path(__file__).resolve().parent.parent
+from helpers import ROOT
 
 
 class PageParts(HTMLParser):

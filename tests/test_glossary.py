@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
+from helpers import ROOT
 
 from torchnotes.cli import main
 from torchnotes.pages.glossary import (
@@ -16,8 +15,6 @@ from torchnotes.pages.glossary import (
     find_missing,
     read_glossary,
 )
-
-ROOT = Path(__file__).resolve().parent.parent
 
 GLOSSARY = """# 贡献指南
 

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+from helpers import FIXTURE_SITE, ROOT, fixture_copy
 
 from torchnotes.engine.execute import error_kind
 from torchnotes.errors import CellFailed, KeptNotice, MissingModule, OutdatedApi, UnmarkedEnglish, UntranslatedPage
@@ -20,7 +21,6 @@ from torchnotes.pages.checks import (
 )
 from torchnotes.pages.read import read_page
 
-ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "scripts"))
 
 from import_tutorial import convert, nav_translation  # noqa: E402
@@ -144,7 +144,7 @@ def test_check_lists_the_untranslated_twin_and_keeps_the_notice_truthful(fixture
 
 def test_nav_translation_of_a_new_section_is_written_or_asked_for(tmp_path):
     config = tmp_path / "mkdocs.yml"
-    shutil.copy(ROOT / "tests/fixtures/site/mkdocs.yml", config)
+    shutil.copy(FIXTURE_SITE / "mkdocs.yml", config)
     asked = nav_translation(config, "Tutorials", None)
     assert "'Tutorials' has no Chinese name yet" in asked and "--section-zh" in asked
     assert nav_translation(config, "Tutorials", "教程") == f"nav: 'Tutorials' is '教程' in the Chinese navigation (added to {config})"
@@ -324,8 +324,7 @@ def with_katex(src: Path) -> None:
 def imported(tmp_path_factory):
     """The fixture site with KaTeX and the test tutorials imported, and a page imported from the official
     "Save & Load Model" tutorial before them, built both ways."""
-    src = tmp_path_factory.mktemp("imported") / "site-src"
-    shutil.copytree(ROOT / "tests" / "fixtures" / "site", src)
+    src = fixture_copy(tmp_path_factory.mktemp("imported"), synced=False)
     with_katex(src)
     for lang in ("en", "zh"):  # the page the breadcrumb's "Save & Load Model" resolves to, by its source:
         (src / f"docs/{lang}/saving").mkdir(parents=True)

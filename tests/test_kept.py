@@ -8,7 +8,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from test_build import build, fixture_copy
+from helpers import build, fixture_copy
 
 PAGES = 6  # the fixture's three pages in two languages
 

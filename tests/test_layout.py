@@ -30,10 +30,10 @@ def test_each_cache_path_is_spelt_in_one_module(tmp_path):
     folder = CacheFolder(tmp_path)
     paths = [folder.locks, folder.report, folder.shard_report(1, 2), folder.parsed, folder.extensions("2", "3"),
              folder.scripts, folder.drift, folder.states, folder.failed, folder.kept_html("m"), folder.kept_search("m"),
-             folder.jinja]
+             folder.jinja, folder.books]
     parts = {p.relative_to(tmp_path).parts[0] for p in paths}
     assert parts == {".locks", "report.json", "shards", "parsed", "extensions", "scripts", "drift.md", "versions",
-                     "failed", "mkdocs", "search", "jinja"}
+                     "failed", "mkdocs", "search", "jinja", "books"}
     # "versions", "mkdocs", "search", "failed" and "shards" name other things too (commands, a generator, the
     # site's search folder, a page status);
     # as a path under the cache folder they are joined to it, which only layout.py does.

@@ -3,14 +3,12 @@
 import shutil
 import subprocess
 import sys
-from pathlib import Path
 
 import yaml
+from helpers import ROOT
 
 from torchnotes.pages.checks import check_pairs, check_translations
 from torchnotes.pages.read import read_page
-
-ROOT = Path(__file__).resolve().parent.parent
 
 
 def test_scaffold(fixture_site, tmp_path):

@@ -1,17 +1,15 @@
 """A mention of one of the original notes ("Note 004 says …", 笔记 004) either links to the Sources page or is
 rewritten to read on its own; `check` names the file and line of a bare one."""
 
-from pathlib import Path
 
 import pytest
-from helpers import code, page
+from helpers import ROOT, code, page
 
 from torchnotes.cli import main as cli
 from torchnotes.errors import BareNoteMention
 from torchnotes.pages.checks import sync_pairs
 from torchnotes.pages.notes import check_note_mentions
 
-ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"
 
 

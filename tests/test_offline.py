@@ -20,14 +20,13 @@ import yaml
 from browser_support import Recorder
 from bs4 import BeautifulSoup
 from filelock import FileLock
-from helpers import header_links
+from helpers import ROOT, header_links
 from mkdocs.exceptions import PluginError
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from torchnotes.generators.offline import hooks, tree
 from torchnotes.generators.offline.zips import write_zip
 
-ROOT = Path(__file__).resolve().parent.parent
 LANGS = ["en", "zh"]
 # A page with a matplotlib figure and KaTeX math in both languages, and the queries that must find it.
 PAGE = "losses/binary.html"

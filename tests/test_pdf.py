@@ -13,13 +13,12 @@ from pathlib import Path
 import pytest
 import yaml
 from bs4 import BeautifulSoup
-from helpers import header_links
+from helpers import ROOT, fixture_copy, header_links
 from pypdf import PdfReader
 from pypdf.generic import ContentStream
 
 from torchnotes.pages.checks import sync_pairs
 
-ROOT = Path(__file__).resolve().parent.parent
 LANGS = ("en", "zh")
 BIG = "```python\nprint('x' * 10_000_000)\n```\n"
 pytestmark = pytest.mark.browser
@@ -36,8 +35,7 @@ def book(tmp_path_factory):
     if not Path("/usr/bin/chromium").is_file():
         from browser_support import skip_or_fail
         skip_or_fail("no Chromium at /usr/bin/chromium (scripts/setup.sh --pdf installs it)")
-    src = tmp_path_factory.mktemp("pdf") / "site-src"
-    shutil.copytree(ROOT / "tests" / "fixtures" / "site", src)
+    src = fixture_copy(tmp_path_factory.mktemp("pdf"), synced=False)
     # The fixture's pages have math: the book renders it with the site's KaTeX, as the real site ships it.
     shutil.copytree(ROOT / "docs" / "assets" / "katex", src / "docs" / "assets" / "katex")
     for lang, title in (("en", "Big output"), ("zh", "大量输出")):
@@ -322,3 +320,18 @@ def test_build_pdf_with_skip_site_and_no_built_site_says_so(tmp_path):
     assert done.returncode == 1, done.stdout + done.stderr
     assert "SKIP_SITE=1 prints a site already built" in done.stderr and "Traceback" not in done.stderr
     assert not (tmp_path / "none").exists()
+
+
+def test_the_same_site_printed_again_is_a_copy_and_a_damaged_copy_is_printed_again(book):
+    again = run("-m", "torchnotes.generators.pdf", "--site", "site", "--out", "pdf-again", cwd=book)
+    assert again.returncode == 0, again.stderr[-3000:]
+    assert again.stdout.count("the same book as printed before") == len(LANGS), again.stdout
+    for lang in LANGS:
+        assert (book / "pdf-again" / f"pytorch-notes-{lang}.pdf").read_bytes() == (book / "pdf" / f"pytorch-notes-{lang}.pdf").read_bytes()
+    kept_books = sorted((book / ".cache" / "torchnotes" / "books").glob("*.pdf"))
+    assert len(kept_books) == len(LANGS), kept_books
+    for kept_book in kept_books:  # damaged: its checksum no longer matches its record
+        kept_book.write_bytes(kept_book.read_bytes()[:-100])
+    printed = run("-m", "torchnotes.generators.pdf", "--site", "site", "--out", "pdf-printed", "--lang", "en", cwd=book)
+    assert printed.returncode == 0 and "the same book as printed before" not in printed.stdout, printed.stdout
+    assert (book / "pdf-printed" / "pytorch-notes-en.pdf").read_bytes() == (book / "pdf" / "pytorch-notes-en.pdf").read_bytes()

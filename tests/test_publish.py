@@ -11,6 +11,7 @@ from pathlib import Path
 
 import nbformat
 import pytest
+from helpers import fixture_copy
 
 from torchnotes.pages.checks import sync_pairs
 
@@ -36,9 +37,7 @@ def render(src: Path, out: Path, *extra: str) -> subprocess.CompletedProcess:
 def published_once(tmp_path_factory):
     """The fixture site rendered once (its kernels run once); each test gets a copy, mtimes included."""
     base = tmp_path_factory.mktemp("published")
-    src, out = base / "site-src", base / "out"
-    shutil.copytree(Path(__file__).parent / "fixtures" / "site", src)
-    sync_pairs(src / "docs", src / "notebooks", ["en", "zh"])
+    src, out = fixture_copy(base), base / "out"
     done = render(src, out)
     assert done.returncode == 0, done.stderr
     assert "generator modules loaded: []" in done.stdout

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from helpers import code, page, settings_at
+from helpers import ROOT, code, page, settings_at
 
 from torchnotes import gpu as recorded
 from torchnotes.cli import main as cli
@@ -25,7 +25,6 @@ from torchnotes.gpu import TEST_TAG, Missing, Recorded, Stale, Store
 from torchnotes.pages import read as pages
 from torchnotes.pages.read import read_page
 
-ROOT = Path(__file__).resolve().parent.parent
 TAGGED = f'tags=["{TEST_TAG}"]'
 CELLS = [("x = 2", ""), ("print('recorded', x * 21)", TAGGED), ("print('plain')", ""), ("print('second', x)", TAGGED)]
 

@@ -2,17 +2,14 @@
 
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
-from helpers import code, page
+from helpers import ROOT, code, page
 
 from torchnotes.errors import UnsafeProse
 from torchnotes.pages.checks import page_paths
 from torchnotes.pages.read import read_page
 from torchnotes.pages.safety import check_prose
-
-ROOT = Path(__file__).resolve().parent.parent
 
 UNSAFE = {
     "script": ('<script>alert("hi")</script>', "<script>"),

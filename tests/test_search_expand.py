@@ -14,8 +14,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from helpers import SEPARATOR
-from test_build import build, fixture_copy
+from helpers import ROOT, SEPARATOR, build, fixture_copy
 
 from torchnotes.pages.glossary import read_glossary
 from torchnotes.publish import search_index
@@ -28,7 +27,6 @@ from torchnotes.publish.search_expand import (
     read_synonyms,
 )
 
-ROOT = Path(__file__).resolve().parent.parent
 WORKER = ROOT / "docs" / "assets" / "javascripts" / "workers" / "search-zh.js"
 GLOSSARY = """# 贡献指南
 

@@ -14,12 +14,11 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from helpers import SEPARATOR, site_search_options
+from helpers import ROOT, SEPARATOR, site_search_options
 
 from torchnotes.publish import search_index
 from torchnotes.publish.zh import HAN
 
-ROOT = Path(__file__).resolve().parent.parent
 WORKER = ROOT / "docs" / "assets" / "javascripts" / "workers" / "search-zh.js"
 
 UNPACK = r"""

@@ -8,14 +8,11 @@ expands each term with its counterparts from the glossary and torchnotes/publish
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 import yaml
 from browser_support import SiteServer
-from test_search import TOP, VIEWPORT, SearchBox
+from helpers import ROOT, TOP, VIEWPORT, SearchBox
 
-ROOT = Path(__file__).resolve().parent.parent
 QUERIES = yaml.safe_load((ROOT / "tests" / "search_queries_zh_reader.yml").read_text(encoding="utf-8"))
 KINDS = ("mixed", "synonyms", "colloquial")
 RECALL_TARGET = 0.97  # share of the Chinese queries whose page is in the top 3

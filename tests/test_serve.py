@@ -15,8 +15,8 @@ import urllib.request
 from pathlib import Path
 
 import pytest
+from helpers import ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
 # Liveness, not speed: a rebuild that never comes is what this catches (scripts/benchmark.py times them).
 WAIT = 180
 

@@ -17,14 +17,13 @@ import sys
 from pathlib import Path
 
 import pytest
-from helpers import code, page
+from helpers import ROOT, code, fixture_copy, page
 
 from torchnotes.errors import InvalidTags, VersionsInvalid
 from torchnotes.pages.read import read_page
 from torchnotes.versions.drift import compare_page, normalise
 from torchnotes.versions.run import load_versions, pinned_torch
 
-ROOT = Path(__file__).resolve().parent.parent
 # 2.13.0's CPU wheel where one lies on disk (these machines keep it in a pip find-links folder: a small, fast
 # install); PyPI's own 2.13.0 wheel elsewhere. Either way a real release, really installed and executed.
 WHEELS = [Path(p) for p in (os.environ.get("PIP_FIND_LINKS", "") + " /opt/wheels").split() if Path(p).is_dir()]
@@ -68,8 +67,7 @@ def run(site: Path, *args: str, envs: Path, no_index: bool = False) -> subproces
 @pytest.fixture(scope="module")
 def site(tmp_path_factory) -> Path:
     root = tmp_path_factory.mktemp("versions")
-    site = root / "site"
-    shutil.copytree(ROOT / "tests" / "fixtures" / "site", site)
+    site = fixture_copy(root, "site", synced=False)
     (site / "requirements.txt").write_text(f"torch=={PRIMARY}\n")
     (site / "versions.yml").write_text(f'versions:\n  - "{PRIMARY}"\n  - "{OLD}"\n')
     page(site / "docs", "en/drift.md", PAGE_BODY, title="Drift")

@@ -42,13 +42,13 @@ def steps_run(log: str, job: str) -> list[str]:
     return re.findall(rf"^\[[^/\]]+/{re.escape(job)}\s*\]\s+⭐\s+Run Main (.+)$", log, re.M)
 
 
-def test_the_deploy_workflow_publishes_the_site_both_books_and_both_offline_zips(tmp_path, built_site):
+def test_the_deploy_workflow_publishes_the_site_both_books_and_both_offline_zips(tmp_path, built_site, version_envs, kept_books):
     # One older release: 2.13.0, whose CPU wheel these machines keep on disk (a small install, no download).
     listed = yaml.safe_load((ROOT / "versions.yml").read_text())["versions"][1:]
     compared = "2.13.0" if "2.13.0" in listed else listed[0]
     done = run_workflow("deploy.yml", tmp_path, "--matrix", "shard:1", "--matrix", f"version:{compared}",
                         "--seed-cache", str(ROOT / ".cache" / "torchnotes"),
-                        env={"TORCHNOTES_ENVS": str(tmp_path / "envs")})
+                        env={"TORCHNOTES_ENVS": str(version_envs), "TORCHNOTES_BOOKS": str(kept_books)})
     log = done.stdout + done.stderr
     ended = jobs(log)
     assert done.returncode == 0, f"{ended}\n{log[-6000:]}"

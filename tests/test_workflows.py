@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 import yaml
+from helpers import ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
 WORKFLOWS = sorted((ROOT / ".github" / "workflows").glob("*.yml"))
 FLOWS = ROOT / ".github" / "workflows"
 CPU_INDEX = "https://download.pytorch.org/whl/cpu"

@@ -10,6 +10,7 @@
     versions/<release>.json        each compared release's environment when it ran (torchnotes.versions)
     failed/                        pages that raise under a compared release: results, not errors
     mkdocs/<config>/, search/<config>/, jinja/   what the MkDocs adapter keeps (HTML, search entries, templates)
+    books/                         PDF books kept by a digest of what they were printed from (generators/pdf/keep.py)
 
 Everything here can be deleted: the next build makes it again.
 """
@@ -66,3 +67,7 @@ class CacheFolder:
     @property
     def jinja(self) -> Path:
         return self.root / "jinja"
+
+    @property
+    def books(self) -> Path:
+        return self.root / "books"

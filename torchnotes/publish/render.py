@@ -23,6 +23,7 @@ from torchnotes.gpu import Recorded, cell_html
 from torchnotes.pages.read import Page, cell_number
 from torchnotes.pages.tags import HIDE_INPUT, HIDE_OUTPUT, NEEDS_CUDA, REMOVE_CELL, REMOVE_INPUT, REMOVE_OUTPUT
 from torchnotes.pages.tokens import substitute
+from torchnotes.publish.cells import cell_anchor, execution_numbers, renumbered
 from torchnotes.publish.zh import join_cjk_lines
 from torchnotes.strings import strings
 
@@ -93,36 +94,6 @@ def render_markdown(page: Page, outputs: dict[str, list[dict]], ctx: RenderConte
             continue
         parts.append(_render_code_cell(cell, outputs.get(cell.id, []), ctx, labels, counts))
     return "\n\n".join(p for p in parts if p) + "\n"
-
-
-def execution_numbers(page: Page, cuda: bool) -> dict[int, int]:
-    """IPython's execution count of each code cell that ran -> that cell's number on the page. A cell that does not
-    run here (a GPU cell on a CPU build, skip-execution, an empty cell) takes no count, so a traceback's `In[8]`
-    can be code cell 13."""
-    ran = [n for n, cell in enumerate(page.code_cells, 1) if runnable(cell, cuda) and cell.source.strip()]
-    return dict(enumerate(ran, 1))
-
-
-# IPython's "Cell In[8]" (and "Input In [8]"), the word maybe coloured: after a space or an ANSI colour code.
-_IN = re.compile(r"(?:^|(?<=\s)|(?<=\x1b\[\dm)|(?<=\x1b\[\d\dm))In( ?)\[(\d+)\]", re.M)
-
-
-def renumbered(text: str, numbers: dict[int, int]) -> str:
-    """`Cell In[8]` in a traceback as `Cell In[13]`: the number the page shows on the cell (numbers:
-    execution_numbers). A count the page does not know is left as it is."""
-    def number(match: re.Match) -> str:
-        count = int(match.group(2))
-        return f"In{match.group(1)}[{numbers.get(count, count)}]"
-
-    return _IN.sub(number, text)
-
-
-def cell_anchor(number: int, labels: dict) -> str:
-    """The cell's number, which every place that names the cell links to (#cell-N): the same in both languages.
-    Outside the code block, so the copy button does not copy it."""
-    name = html.escape(labels["cell_number"].format(number=number))
-    return (f'<div class="nb-cell-number" id="cell-{number}" data-search-exclude>'
-            f'<a href="#cell-{number}" aria-label="{name}" title="{name}">[{number}]</a></div>')
 
 
 def _render_code_cell(cell, outs: list[dict], ctx: RenderContext, labels: dict,

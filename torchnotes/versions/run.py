@@ -1,23 +1,17 @@
 """The torch releases the site is compared against: one list, one environment per release, one engine run each.
 
 versions.yml lists them, newest first; the first is the release the site is built with (the torch pin of
-requirements.txt). Each other release gets a virtual environment outside the repository (TORCHNOTES_ENVS,
-default ~/.cache/torchnotes/envs) that sees this build's own packages and holds only its own torch (and what
-that torch needs): the same requirements, another torch. Every page runs there through the same engine and
-cache; the torch version is part of the cache key, so the results stay apart and nothing changed runs nothing.
+requirements.txt). Each other release gets an environment of its own (torchnotes/versions/envs.py): the same
+requirements, another torch. Every page runs there through the same engine and cache; the torch version is part of
+the cache key, so the results stay apart and nothing changed runs nothing.
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import re
-import shutil
 import subprocess
-import sys
-import sysconfig
-import venv
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -33,12 +27,11 @@ from torchnotes.errors import (
     CellFailed,
     ExpectedErrorMismatch,
     ExpectedErrorMissing,
-    VersionInstallFailed,
     VersionsInvalid,
 )
 from torchnotes.layout import CacheFolder
-from torchnotes.log import logger
 from torchnotes.settings import Settings
+from torchnotes.versions.envs import VersionEnv, ensure_env
 
 CONFIG = "versions.yml"
 # Failures that come from the code and the release, so the same inputs fail the same way again.
@@ -79,96 +72,6 @@ def load_versions(root: Path, requirements: Path) -> Versions:
 def pinned_torch(requirements: Path) -> str | None:
     found = PIN.search(Path(requirements).read_text(encoding="utf-8")) if Path(requirements).exists() else None
     return found.group(1) if found else None
-
-
-def envs_dir() -> Path:
-    return Path(os.environ.get("TORCHNOTES_ENVS") or Path.home() / ".cache" / "torchnotes" / "envs")
-
-
-@dataclass(frozen=True)
-class VersionEnv:
-    version: str
-    path: Path
-
-    @property
-    def python(self) -> Path:
-        return self.path / "bin" / "python"
-
-    @property
-    def kernel(self) -> str:
-        return f"torchnotes-torch-{self.version}"
-
-    @property
-    def kernels_dir(self) -> Path:
-        return self.path / "share" / "jupyter"
-
-
-def ensure_env(version: str, requirements: Path, *, known_path: str | None = None) -> VersionEnv:
-    """The environment of one release, created (or created again) when missing, incomplete or out of date.
-
-    It is built beside its final place and moved there only once pip succeeded: a failed install leaves nothing.
-    """
-    constraints = _constraints_hash(requirements)
-    # The constraints in the name: two projects (or a test site) with other requirements keep their own.
-    name = f"torch-{version}-py{sys.version_info.major}.{sys.version_info.minor}-{constraints[:8]}"
-    target = VersionEnv(version, envs_dir() / name)
-    marker = target.path / "torchnotes-env.json"
-    want = {"version": version, "constraints": constraints, "base": _site_packages()}
-    if marker.exists() and json.loads(marker.read_text(encoding="utf-8")) == want:
-        return target
-    if target.path.exists():
-        logger.info(f"torch {version}: the environment {target.path} is incomplete or its requirements changed; creating it again")
-    elif known_path:
-        logger.info(f"torch {version}: the environment {known_path} was deleted since the last build; creating it again")
-    else:
-        logger.info(f"torch {version}: creating its environment in {target.path}")
-    partial = target.path.with_name(target.path.name + ".partial")
-    shutil.rmtree(partial, ignore_errors=True)
-    try:
-        _create(partial, version, requirements, target)
-    except BaseException:
-        shutil.rmtree(partial, ignore_errors=True)
-        raise
-    (partial / "torchnotes-env.json").write_text(json.dumps(want, indent=1), encoding="utf-8")
-    shutil.rmtree(target.path, ignore_errors=True)
-    partial.rename(target.path)
-    return target
-
-
-def _create(folder: Path, version: str, requirements: Path, final: VersionEnv) -> None:
-    venv.EnvBuilder(with_pip=False, symlinks=True).create(folder)
-    site = Path(sysconfig.get_path("purelib", vars={"base": str(folder), "platbase": str(folder)}))
-    # This build's packages, after the environment's own: its torch (and torch's own needs) come first.
-    (site / "_torchnotes_base.pth").write_text(f"import site; site.addsitedir({_site_packages()!r})\n", encoding="utf-8")
-    constraints = folder / "constraints.txt"
-    constraints.write_text(_constraints(requirements), encoding="utf-8")
-    # === matches the release exactly: PyPI's wheel, never a local build such as +cpu that a find-links folder offers.
-    # --no-compile: compiling all of torch's modules to bytecode took half the install; the first probe
-    # (describe) writes the bytecode of the ones importing torch compiles.
-    command = [sys.executable, "-m", "pip", "--python", str(folder / "bin" / "python"), "install",
-               "--disable-pip-version-check", "--quiet", "--no-compile", f"torch==={version}", "-c", str(constraints)]
-    done = subprocess.run(command, capture_output=True, text=True, check=False)
-    if done.returncode != 0:
-        tail = "\n".join(line for line in done.stderr.splitlines() if "is ignored" not in line)[-1500:]
-        raise VersionInstallFailed(CONFIG, f"pip cannot install torch {version}", details=tail)
-    spec = {"argv": [str(final.python), "-m", "ipykernel_launcher", "-f", "{connection_file}"],
-            "display_name": f"Python 3 (torch {version})", "language": "python"}
-    kernel = folder / "share" / "jupyter" / "kernels" / final.kernel
-    kernel.mkdir(parents=True)
-    (kernel / "kernel.json").write_text(json.dumps(spec, indent=1), encoding="utf-8")
-
-
-def _site_packages() -> str:
-    return sysconfig.get_path("purelib")
-
-
-def _constraints(requirements: Path) -> str:
-    lines = Path(requirements).read_text(encoding="utf-8").splitlines()
-    return "\n".join(line for line in lines if line.strip() and not line.lstrip().startswith(("#", "-e", "torch=")))
-
-
-def _constraints_hash(requirements: Path) -> str:
-    return hashlib.sha256(_constraints(requirements).encode()).hexdigest()[:16]
 
 
 # The first distribution of a name on sys.path is the one imported: the environment's own before the build's.

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from torchnotes.engine.environment import probe
 from torchnotes.errors import PdfSiteMissing
-from torchnotes.generators.pdf import printer
+from torchnotes.generators.pdf import keep, printer
 from torchnotes.generators.pdf.book import (
     Entry,
     contents,
@@ -99,15 +99,21 @@ def build(config_file: Path, site: Path, out: Path, langs: list[str] | None = No
         printer.check_font(lang, target)
     env = probe(settings.root / settings.requirements)
     out.mkdir(parents=True, exist_ok=True)
+    store = keep.folder(settings.path("cache_dir"))
     for lang, target in targets.items():
         entries = nav_entries(config, settings.docs_dir, lang)
-        with tempfile.TemporaryDirectory(prefix="torchnotes-pdf-") as tmp:
-            book, meta = write_book(config, site, lang, entries, env, Path(tmp), settings.docs_dir)
-            raw = Path(tmp) / "book.pdf"
-            printer.print_book(book, raw, meta["/Title"])
-            printer.check_embedded_cjk(lang, raw, target)
-            printer.finish(raw, target, outline(entries), meta)
-        logger.info(f"pdf: {target} ({len(entries)} pages of the nav, {target.stat().st_size / 1e6:.1f} MB)")
+        key = keep.book_key(site, out, config_file, lang, env.key())
+        with keep.held(store, key), tempfile.TemporaryDirectory(prefix="torchnotes-pdf-") as tmp:
+            copied = keep.copy(store, key, target)
+            if not copied:
+                book, meta = write_book(config, site, lang, entries, env, Path(tmp), settings.docs_dir)
+                raw = Path(tmp) / "book.pdf"
+                printer.print_book(book, raw, meta["/Title"])
+                printer.check_embedded_cjk(lang, raw, target)
+                printer.finish(raw, target, outline(entries), meta)
+                keep.keep(store, key, target)
+        logger.info(f"pdf: {target} ({len(entries)} pages of the nav, {target.stat().st_size / 1e6:.1f} MB"
+            f"{'; the same book as printed before, copied from ' + str(store) if copied else ''})")
     return list(targets.values())
 
 

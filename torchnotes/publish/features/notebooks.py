@@ -11,8 +11,8 @@ from torchnotes.errors import NotebookError
 from torchnotes.pages import tokens
 from torchnotes.pages.checks import as_paired, check_pairs, notebook_text, paired_notebook, paired_text
 from torchnotes.pages.read import Page, cell_number
+from torchnotes.publish.cells import execution_numbers, renumbered
 from torchnotes.publish.features.base import Feature, PageOut
-from torchnotes.publish.render import execution_numbers, renumbered
 from torchnotes.storage import write_if_changed
 
 
