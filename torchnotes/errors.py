@@ -264,3 +264,20 @@ class BareNoteMention(NotebookError):
     hint = ("Link the mention to the Sources page ([note 004](../sources.md#note-004); zh: "
             "[原始笔记 004](../sources.md#note-004)), or rewrite the sentence so it reads on its own. A correction "
             "keeps saying what the note said, linked.")
+
+
+class AmbiguousNoteWord(NotebookError):
+    """笔记 on its own: this site is PyTorch 笔记, so 「笔记说…」 could mean the site or one of the five original
+    notes it was made from."""
+
+    hint = ("Say which: 原笔记 (first on the page as [原笔记](../sources.md)) or [原始笔记 004](../sources.md#note-004) "
+            "for an original note, 本站 for this site; or rewrite the sentence so it reads on its own. A correction "
+            "keeps saying what the note said.")
+
+
+class UnlinkedNoteMention(NotebookError):
+    """A page talks about "the original note" (原笔记) without ever linking to the Sources page that says what
+    the original notes are."""
+
+    hint = ("Make the page's first mention a link: [the original note](../sources.md), zh [原笔记](../sources.md) "
+            "(../../sources.md one folder deeper, sources.md on the home page).")
