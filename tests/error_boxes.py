@@ -92,8 +92,9 @@ def _cut_right(e: dict) -> bool:
     return e["cutRightBox"] or e["cutRightViewport"]
 
 
-def measure(browser, server: SiteServer, pages: list[str], width: int, pool: int = 3) -> dict[str, dict]:
-    """{rel: {"errors": [...], "pageScrollsSideways": bool}} for every page at one width, in one context."""
+def measure(browser, server: SiteServer, pages: list[str], width: int, pool: int = 3, also=None) -> dict[str, dict]:
+    """{rel: {"errors": [...], "pageScrollsSideways": bool}} for every page at one width, in one context; `also(page)`,
+    if given, is run on each page once measured and its result stored under "also"."""
     context = browser.new_context(viewport={"width": width, "height": WIDTHS.get(width, 900)}, color_scheme="light")
     context.set_default_timeout(20_000)
     found: dict[str, dict] = {}
@@ -101,6 +102,8 @@ def measure(browser, server: SiteServer, pages: list[str], width: int, pool: int
     def check(page) -> list[str]:
         page.evaluate("() => document.fonts.ready")
         found[page.url] = page.evaluate(MEASURE_JS)
+        if also is not None:
+            found[page.url]["also"] = also(page)
         return []
 
     # The search worker builds its index on every page load: not what is measured here, and most of the CPU.

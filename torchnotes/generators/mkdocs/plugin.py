@@ -61,6 +61,7 @@ class NotebooksPlugin(BasePlugin[NotebooksConfig]):
         self.kept: KeptHtml | None = None
         self.kept_search: KeptSearch | None = None
         self.session: Session | None = None  # one per `mkdocs serve`: a rebuild redoes only what changed
+        self.not_found: dict[str, str] = {}  # the 404 page of each language, by language
 
     def on_startup(self, *, command, dirty):
         # Defining on_startup is what makes MkDocs keep this instance (and its session) across serve rebuilds.
@@ -179,7 +180,10 @@ class NotebooksPlugin(BasePlugin[NotebooksConfig]):
     def on_post_template(self, output_content, template_name, config):
         # The 404 page is a template, not a page: same head links, same useless sitemap requests.
         if self.config.enabled and template_name.endswith(".html"):
-            return _drop_alternates(output_content)
+            output_content = _drop_alternates(output_content)
+        if self.config.enabled and template_name == "404.html":
+            # mkdocs-static-i18n renders it once per language, each over the last at the site's root: keep each.
+            self.not_found[config.theme.get("language") or self.config.languages[0]] = output_content
         return output_content
 
     # After mkdocs-static-i18n (-100) has built every language and written the merged search index.
@@ -190,6 +194,10 @@ class NotebooksPlugin(BasePlugin[NotebooksConfig]):
         if getattr(config.plugins.get("i18n"), "building", False):
             return  # the end of mkdocs-static-i18n's build of one more language: the index is not merged yet
         self.published.report.write(self.folder.report)
+        for lang, page in self.not_found.items():  # English at /404.html, Chinese at /zh/404.html
+            root = Path(config.site_dir) / ("" if lang == self.config.languages[0] else lang)
+            if root.is_dir():
+                (root / "404.html").write_text(page, encoding="utf-8")
         if self.kept is not None:
             log.info(self.kept.finish())
         if self.kept_search is not None:

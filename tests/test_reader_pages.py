@@ -1,0 +1,126 @@
+"""Issue 37, what a reader meets in the first minutes, on every page of the built site in both languages.
+
+Every error's `Name: message` is whole on screen at a laptop's and a phone's width (tests/error_boxes.py measures
+where each lands), and axe-core's colour-contrast rule passes on every page (outside Pygments' code blocks). One browser, one context per width,
+three pages at a time; the search index is not fetched (not what is measured here, and most of the CPU).
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from pathlib import Path
+
+import pytest
+from browser_support import SiteServer, site_pages, skip_or_fail
+from error_boxes import WIDTHS, measure, problems, summary
+
+ROOT = Path(__file__).resolve().parent.parent
+AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
+
+pytestmark = pytest.mark.browser
+
+
+@pytest.fixture(scope="module")
+def server(built_site):
+    with SiteServer(built_site) as running:
+        yield running
+
+
+@pytest.fixture(scope="module")
+def measured(browser, server, built_site) -> dict[int, dict]:
+    """{width: {rel: measurements}}; at 1280 px each page also carries axe's colour-contrast violations."""
+    if not AXE.exists():
+        skip_or_fail("axe-core is not installed (npm ci)")
+    axe = AXE.read_text(encoding="utf-8")
+
+    def contrast(page) -> list[str]:
+        page.add_script_tag(content=axe)
+        # Pygments' code blocks are left out: their colours are the theme's, the same on every page, and
+        # test_browser's test_accessibility checks them whole; with them axe took three times as long.
+        found = page.evaluate("""async () => (await axe.run({exclude: [['.highlight']]}, {runOnly: ['color-contrast'],
+                                               resultTypes: ['violations']})).violations""")
+        return [f"{node['target']}: {node.get('failureSummary', '').splitlines()[-1].strip()}"
+                for v in found for node in v["nodes"]]
+
+    pages = site_pages(built_site)
+    out = {}
+    for width in WIDTHS:
+        began = time.monotonic()
+        out[width] = measure(browser, server, pages, width, also=contrast if width == 1280 else None)
+        s = summary(out[width])
+        print(f"\n{width} px: {len(pages)} pages in {time.monotonic() - began:.0f} s; {s['boxes']} errors, "
+              f"{s['cut_bottom']} cut at the bottom, {s['cut_right']} cut at the right, "
+              f"{s['boxes_scrolling_sideways']} boxes scroll sideways")
+    return out
+
+
+@pytest.mark.parametrize("width", list(WIDTHS))
+def test_every_error_message_is_whole_on_screen(measured, width):
+    pages = measured[width]
+    s = summary(pages)
+    # The site has expected errors in both languages: a measurement that finds none measured nothing.
+    assert s["boxes"] >= 100 and any(m["errors"] for rel, m in pages.items() if rel.startswith("zh/")), s
+    found = problems(pages, width)
+    assert not found, f"{len(found)} problems at {width} px:\n  " + "\n  ".join(found[:30])
+
+
+def test_colour_contrast_on_every_page(measured):
+    pages = measured[1280]
+    assert all("also" in m for m in pages.values())
+    found = [f"/{rel}: {v}" for rel, m in pages.items() for v in m["also"]]
+    assert not found, f"{len(found)} colour-contrast violations:\n  " + "\n  ".join(found[:30])
+
+
+# --- the header's downloads, the 404 pages (static checks of the built HTML) ------------------------------
+
+HEADER_LINK = re.compile(r'<a href="([^"]+)" class="md-source (nb-pdf-link|nb-offline-link) nb-download"')
+
+
+def test_header_download_links_are_relative_and_reach_the_site_root(built_site):
+    """The PDF and Offline links lead, from every page of both languages, to pdf/ and offline/ at the site's root
+    (where scripts/build_pdf.sh and build_offline.sh put the files), as relative links: a preview stays local."""
+    problems = []
+    for rel in site_pages(built_site):
+        lang = "zh" if rel.startswith("zh/") else "en"
+        html = (built_site / rel / "index.html").read_text(encoding="utf-8")
+        links = dict((kind, href) for href, kind in HEADER_LINK.findall(html))
+        want = {"nb-pdf-link": f"pdf/pytorch-notes-{lang}.pdf", "nb-offline-link": f"offline/pytorch-notes-{lang}.zip"}
+        for kind, target in want.items():
+            href = links.get(kind)
+            if href is None or "://" in href or href.startswith("/"):
+                problems.append(f"/{rel}: {kind} is {href!r}")
+            elif (built_site / rel / href).resolve() != (built_site / target).resolve():
+                problems.append(f"/{rel}: {kind} {href!r} leads to {(built_site / rel / href).resolve()}")
+    assert not problems, "\n".join(problems[:20])
+
+
+def test_download_link_without_a_built_file_says_how_to_build_it(browser, server, built_site):
+    """A preview without site/pdf/ or site/offline/: the link shows the command in the reader's language."""
+    for rel, words in (("tensors/views/", ("bash scripts/build_pdf.sh", "bash scripts/build_offline.sh")),
+                       ("zh/tensors/views/", ("构建方法：bash scripts/build_pdf.sh", "构建方法：bash scripts/build_offline.sh"))):
+        for kind, word in zip(("pdf", "offline"), words):
+            if any((built_site / kind).glob("pytorch-notes-*")):
+                pytest.fail(f"{built_site / kind} holds built files: this test needs a site without them")
+            context = browser.new_context(viewport={"width": 1280, "height": 900})
+            try:
+                page = context.new_page()
+                page.goto(server.url(rel), wait_until="load")
+                page.click(f"a.nb-{kind}-link")
+                dialog = page.locator(".md-dialog.md-dialog--active")
+                dialog.wait_for(state="visible", timeout=10_000)
+                assert word in dialog.inner_text(), f"/{rel} {kind}: {dialog.inner_text()!r}"
+            finally:
+                context.close()
+
+
+def test_a_404_page_per_language_with_a_link_home(built_site):
+    for path, lang, home in (("404.html", "en", "Go to the PyTorch Notes home page"), ("zh/404.html", "zh", "返回 PyTorch 笔记首页")):
+        html = (built_site / path).read_text(encoding="utf-8")
+        assert f'<html lang="{lang}"' in html, f"{path}: {html[:300]}"
+        link = re.search(r'<a href="([^"]+)">' + re.escape(home), html)
+        assert link, f"{path}: no link home ({home!r})"
+        target = link.group(1)
+        assert target.startswith("/") and "://" not in target, f"{path}: home link {target!r} leaves the host"
+        assert target.rstrip("/").endswith("zh") == (lang == "zh"), f"{path}: home link {target!r}"
+        assert "md-header" in html and "extra.css" in html, f"{path}: not in the site's look"
