@@ -28,8 +28,8 @@ class Translations(Feature):
             # Named, never a failure: the site shows an untranslated twin in English under a notice, and a
             # translation behind its English page under a banner (an English typo fix needs no Chinese).
             for page in untranslated_pages(docs, langs):
-                logger.info(f"untranslated: {page} (shown in English under a notice until a translator removes "
-                            "the marker)")
+                logger.warning(f"untranslated: {page} (shown in English under a notice until a translator removes "
+                               "the marker)")
             for stale in self._ledger().stale():
                 logger.warning(stale.message)
         return errors
