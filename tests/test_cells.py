@@ -72,3 +72,17 @@ def test_a_link_to_a_cell_lands_with_the_cell_in_view(built_site, browser):
             header = page.locator("header.md-header").bounding_box()
             assert header["y"] + header["height"] <= box["y"] and box["y"] + box["height"] <= 844, (target, box)
             context.close()
+
+
+def test_the_drift_report_links_each_cell_it_names_to_the_published_page():
+    from torchnotes.versions.changes import Comparison, drift_report
+    from torchnotes.versions.drift import CellDrift
+
+    site = "https://example.org/notes/"
+    page = "docs/zh/tensors/matmul.md"
+    drift = CellDrift("code-13-abc", 13, "2.13.0", "differs", "1", "2")
+    comparison = Comparison(primary="2.15.0", listed=["2.13.0"], states={"2.13.0": {page: []}}, pages=[page],
+                            cells={page: [drift]})
+    linked = drift_report(comparison, site, ("en", "zh"))
+    assert "`docs/zh/tensors/matmul.md` [cell 13](https://example.org/notes/zh/tensors/matmul/#cell-13)" in linked
+    assert "`docs/zh/tensors/matmul.md` cell 13:" in drift_report(comparison)  # no site URL: named, not linked

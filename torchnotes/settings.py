@@ -29,13 +29,15 @@ class Settings:
     branch: str = "main"
     search_words: str = ""
     search_synonyms: str = ""  # the search's synonym file (torchnotes/publish/search_expand.py); "": the glossary alone
-    # Where mkdocs.yml lives and its docs_dir; not plugin options.
+    # Where mkdocs.yml lives, its docs_dir and site_url (the published site, which the PR summary links to); not
+    # plugin options.
     root: Path = Path(".")
     docs_dir: Path = Path("docs")
+    site_url: str = ""
 
     @property
     def options(self) -> tuple[str, ...]:
-        return tuple(f.name for f in fields(self) if f.name not in ("root", "docs_dir"))
+        return tuple(f.name for f in fields(self) if f.name not in ("root", "docs_dir", "site_url"))
 
     def path(self, name: str) -> Path:
         """An option that names a folder, resolved against mkdocs.yml's folder."""
@@ -70,4 +72,5 @@ def load(config_file: Path | str = "mkdocs.yml") -> Settings:
         raise ValueError(f"{config_file}: unknown torchnotes option(s) {sorted(unknown)}; known: {', '.join(DEFAULTS.options)}")
     # Relative to where the command runs, so messages name files as the contributor types them.
     root = Path(os.path.relpath(config_file.resolve().parent))
-    return replace(DEFAULTS, root=root, docs_dir=root / data.get("docs_dir", "docs"), **found)
+    return replace(DEFAULTS, root=root, docs_dir=root / data.get("docs_dir", "docs"), site_url=data.get("site_url") or "",
+                   **found)

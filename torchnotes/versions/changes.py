@@ -203,9 +203,9 @@ def _cell_text(text: str) -> str:
     return text.replace("|", "\\|").replace("\n", " ")
 
 
-def drift_report(comparison: Comparison) -> str:
+def drift_report(comparison: Comparison, site_url: str = "", languages: tuple = ("en",)) -> str:
     """Markdown for a reviewer (the PR summary, the upgrade pull request): per release, what was compared, cells
-    changed and pages failing."""
+    changed and pages failing. With the published site's URL, each cell it names links to the cell there."""
     if not comparison.listed:
         return ""
     lines = [f"### Outputs across PyTorch releases (site: {comparison.primary})", "",
@@ -223,6 +223,19 @@ def drift_report(comparison: Comparison) -> str:
         rows = comparison.differing(version)
         if rows:
             lines += ["", f"<details><summary>{version}: {len(rows)} cell(s)</summary>", ""]
-            lines += [f"- `{page}` cell {d.number}: {d.kind}" for page, d in rows]
+            lines += [f"- `{page}` {_cell_link(page, d.number, site_url, languages)}: {d.kind}" for page, d in rows]
             lines += ["", "</details>"]
     return "\n".join(lines) + "\n"
+
+
+def _cell_link(page: str, number: int, site_url: str, languages: tuple) -> str:
+    """'cell 9', linked to #cell-9 on the published page of docs/<lang>/<path>.md when the site's URL is known."""
+    parts = Path(page).parts
+    if not site_url or "docs" not in parts or len(parts) < parts.index("docs") + 3:
+        return f"cell {number}"
+    lang, rel = parts[parts.index("docs") + 1], Path(*parts[parts.index("docs") + 2:]).with_suffix("")
+    path = "" if rel.name == "index" else rel.as_posix() + "/"
+    if rel.name == "index" and len(rel.parts) > 1:
+        path = rel.parent.as_posix() + "/"
+    prefix = "" if lang == languages[0] else f"{lang}/"
+    return f"[cell {number}]({site_url.rstrip('/')}/{prefix}{path}#cell-{number})"

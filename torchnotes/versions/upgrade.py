@@ -47,7 +47,7 @@ def run_versions(settings: Settings, pages: list[Path], only: list[str] | None) 
     logger.info(f"torch {env.torch} (the site's): {own.summary_line()}")
     written = write_records(settings, ran, own.results)
     logger.info(f"{RECORD_DIR}/: {written} page record(s) written for {', '.join(ran) or 'no release'}")
-    text = drift_report(compare(settings, own.results))
+    text = drift_report(compare(settings, own.results), settings.site_url, tuple(settings.languages))
     if own.failures:
         text += "\n### Pages that fail with the site's release\n\n" + "\n".join(
             f"- `{e.where}`: {e.reason}" for e in own.failures) + "\n"

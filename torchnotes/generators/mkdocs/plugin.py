@@ -83,7 +83,7 @@ class NotebooksPlugin(BasePlugin[NotebooksConfig]):
         if self.env is None:
             self.env = probe(root / self.config.requirements)
         options = {name: self.config[name] for name in Settings().options}
-        self.settings = replace(Settings(), root=root, docs_dir=self.sources, **options)
+        self.settings = replace(Settings(), root=root, docs_dir=self.sources, site_url=config.site_url or "", **options)
         self.folder = CacheFolder(self.settings.path("cache_dir"))
         if self.session is None:
             self.session = Session.for_settings(self.settings)

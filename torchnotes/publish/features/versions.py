@@ -33,7 +33,9 @@ class VersionChanges(Feature):
     def start(self) -> None:
         self.comparison = compare(self.build.settings, self.build.report.results)
         # For the PR summary (python -m torchnotes summary), which reads the cache folder, not the pages.
-        write_if_changed(self.build.folder.drift, drift_report(self.comparison).encode())
+        settings = self.build.settings
+        report = drift_report(self.comparison, settings.site_url, tuple(settings.languages))
+        write_if_changed(self.build.folder.drift, report.encode())
 
     def context(self, out: PageOut) -> dict:
         return {"drift": self.comparison.by_cell(out.result.page), "primary": self.comparison.primary}
