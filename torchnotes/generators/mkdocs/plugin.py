@@ -25,6 +25,7 @@ from mkdocs.plugins import BasePlugin, CombinedEvent, event_priority
 
 from torchnotes.engine.environment import Environment, probe
 from torchnotes.errors import BuildFailed
+from torchnotes.generators.mkdocs import alternates
 from torchnotes.generators.mkdocs.config import NotebooksConfig
 from torchnotes.generators.mkdocs.kept_html import KeptHtml
 from torchnotes.generators.mkdocs.kept_search import KeptSearch
@@ -164,10 +165,12 @@ class NotebooksPlugin(BasePlugin[NotebooksConfig]):
     def on_post_page(self, output, page, config):
         if not self.config.enabled:
             return output
-        # Material fetches <href>/sitemap.xml for every <link rel="alternate"> in the head; mkdocs-static-i18n
-        # makes those per page, so every page asked for two sitemaps that do not exist (404). The hreflang pairs
-        # stay in sitemap.xml, and the header's language menu already links to the same page.
-        output = _drop_alternates(output)
+        # The hreflang pairs (and x-default) for search engines, each page folder given the sitemap Material
+        # fetches for them (alternates.py). The offline copy's .html pages share folders, so it has none.
+        if config.use_directory_urls:
+            output = alternates.with_default(output, self.config.languages[0])
+        else:
+            output = _drop_alternates(output)
         # Material reads search/search_index.json, and resolves result links, against "base" in its __config,
         # which is the site root on every page: point it at the page's language root, where
         # search_index.write_per_language wrote that language's index.
@@ -198,6 +201,8 @@ class NotebooksPlugin(BasePlugin[NotebooksConfig]):
             root = Path(config.site_dir) / ("" if lang == self.config.languages[0] else lang)
             if root.is_dir():
                 (root / "404.html").write_text(page, encoding="utf-8")
+        if config.use_directory_urls:
+            alternates.write_page_sitemaps(Path(config.site_dir), config.site_url, self.config.languages[0])
         if self.kept is not None:
             log.info(self.kept.finish())
         if self.kept_search is not None:
