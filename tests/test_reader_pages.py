@@ -9,13 +9,12 @@ from __future__ import annotations
 
 import re
 import time
-from pathlib import Path
 
 import pytest
 from browser_support import SiteServer, site_pages, skip_or_fail
 from error_boxes import WIDTHS, measure, problems, summary
+from helpers import ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
 AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
 
 pytestmark = pytest.mark.browser

@@ -15,7 +15,7 @@ from helpers import ROOT
 # One process: make (or reuse) the environment of release 9.9.9 as if pip took a second, under a checkout whose
 # site-packages is BASE; print the interpreter of its view.
 MAKE = textwrap.dedent("""
-    import sys, time
+    import logging, sys, time
     from pathlib import Path
     from torchnotes.versions import envs
 
@@ -29,7 +29,8 @@ MAKE = textwrap.dedent("""
 
     envs._create = fake_create
     envs._site_packages = lambda: sys.argv[2]
-    print(envs.ensure_env("9.9.9", Path(sys.argv[1]), log=lambda line: print("LOG", line)).python)
+    logging.basicConfig(level=logging.INFO, format="LOG %(message)s", stream=sys.stdout)  # the torchnotes logger's
+    print(envs.ensure_env("9.9.9", Path(sys.argv[1])).python)
 """)
 
 

@@ -117,12 +117,9 @@ class NotebooksPlugin(BasePlugin[NotebooksConfig]):
         return files
 
     def on_env(self, env, config, files):
-        # Jinja compiles Material's templates again in every build; its bytecode cache checks each template's
-        # source before it uses what it kept.
-        if self.kept is not None:
-            folder = self.folder.jinja
-            folder.mkdir(parents=True, exist_ok=True)
-            env.bytecode_cache = FileSystemBytecodeCache(str(folder))
+        if self.kept is not None:  # Jinja's bytecode cache checks each template's source before it uses what it kept
+            self.folder.jinja.mkdir(parents=True, exist_ok=True)
+            env.bytecode_cache = FileSystemBytecodeCache(str(self.folder.jinja))
         return env
 
     # Last: the page's Markdown is final; the conversion that follows is this page's.
@@ -171,14 +168,7 @@ class NotebooksPlugin(BasePlugin[NotebooksConfig]):
             output = alternates.with_default(output, self.config.languages[0])
         else:
             output = _drop_alternates(output)
-        # Material reads search/search_index.json, and resolves result links, against "base" in its __config,
-        # which is the site root on every page: point it at the page's language root, where
-        # search_index.write_per_language wrote that language's index.
-        parts = page.file.dest_uri.split("/")
-        if parts[0] in self.config.languages[1:]:
-            base = "/".join([".."] * (len(parts) - 2)) or "."
-            output = _CONFIG_BASE.sub(lambda m: m.group(1) + json.dumps(base), output, count=1)
-        return output
+        return _language_base(output, page.file.dest_uri, self.config.languages)
 
     def on_post_template(self, output_content, template_name, config):
         # The 404 page is a template, not a page: same head links, same useless sitemap requests.
@@ -197,10 +187,7 @@ class NotebooksPlugin(BasePlugin[NotebooksConfig]):
         if getattr(config.plugins.get("i18n"), "building", False):
             return  # the end of mkdocs-static-i18n's build of one more language: the index is not merged yet
         self.published.report.write(self.folder.report)
-        for lang, page in self.not_found.items():  # English at /404.html, Chinese at /zh/404.html
-            root = Path(config.site_dir) / ("" if lang == self.config.languages[0] else lang)
-            if root.is_dir():
-                (root / "404.html").write_text(page, encoding="utf-8")
+        _write_not_found(self.not_found, Path(config.site_dir), self.config.languages)
         if config.use_directory_urls:
             alternates.write_page_sitemaps(Path(config.site_dir), config.site_url, self.config.languages[0])
         if self.kept is not None:
@@ -226,3 +213,23 @@ def _drop_alternates(html: str) -> str:
     end = html.find("</head>")
     return _HEAD_ALTERNATE.sub("", html) if end < 0 else _HEAD_ALTERNATE.sub("", html[:end]) + html[end:]
 _CONFIG_BASE = re.compile(r'(<script id="__config" type="application/json">\{[^<]*?"base":\s*)"[^"]*"')
+
+
+def _language_base(output: str, dest_uri: str, languages: list[str]) -> str:
+    """Material reads search/search_index.json, and resolves result links, against "base" in its __config, which is
+    the site root on every page: point it at the page's language root, where search_index.write_per_language wrote
+    that language's index."""
+    parts = dest_uri.split("/")
+    if parts[0] not in languages[1:]:
+        return output
+    base = "/".join([".."] * (len(parts) - 2)) or "."
+    return _CONFIG_BASE.sub(lambda m: m.group(1) + json.dumps(base), output, count=1)
+
+
+def _write_not_found(pages: dict[str, str], site_dir: Path, languages: list[str]) -> None:
+    """Each language's 404 page (mkdocs-static-i18n renders it once per language, each over the last): English at
+    /404.html, Chinese at /zh/404.html."""
+    for lang, page in pages.items():
+        root = site_dir / ("" if lang == languages[0] else lang)
+        if root.is_dir():
+            (root / "404.html").write_text(page, encoding="utf-8")
