@@ -52,8 +52,10 @@ SERVER_ONLY = ("404.html", "sitemap.xml", "sitemap.xml.gz")
 
 
 def drop_server_files(site: Path) -> None:
+    """At the root and in each language's folder (a 404 page per language; the sitemaps of the pages' folders)."""
     for name in SERVER_ONLY:
-        (site / name).unlink(missing_ok=True)
+        for found in site.rglob(name):
+            found.unlink()
 
 
 def write_search_scripts(site: Path, langs: list[str]) -> list[Path]:
