@@ -219,3 +219,25 @@ def test_a_user_dictionary_edited_in_one_process_is_not_kept(tmp_path):
         kept.complete(index)
         assert len(list((tmp_path / "kept").glob("*.json"))) == stored
     assert kept.mixed
+
+
+def test_a_page_excluded_from_search_never_loads_jieba(src, tmp_path):
+    """A Chinese page its front matter leaves out of search (the report, the benchmarks) is not indexed, so it
+    is no reason to load jieba and the site's user dictionary (about a second of every no-change build, before
+    this was fixed)."""
+    (src / "words.txt").write_text("学习率 5 n\n", encoding="utf-8")
+    config = src / "mkdocs.yml"
+    config.write_text(config.read_text(encoding="utf-8").replace(
+        "      requirements: requirements.txt\n", "      requirements: requirements.txt\n      search_words: words.txt\n"),
+        encoding="utf-8")
+    # Other words: every Chinese page is cut again, and the dictionary loads (what the check below looks for).
+    words = build(src, tmp_path / "words")
+    assert words.returncode == 0, words.stderr
+    assert "Building prefix dict" in words.stderr, words.stderr[-2000:]
+    report = src / "docs" / "zh" / "report.md"
+    report.write_text(report.read_text(encoding="utf-8").replace("title: Report\n", "title: 报告\nsearch:\n  exclude: true\n"),
+                      encoding="utf-8")
+    excluded = build(src, tmp_path / "excluded")
+    assert excluded.returncode == 0, excluded.stderr
+    assert "Building prefix dict" not in excluded.stderr, excluded.stderr[-2000:]
+    assert reused(excluded.stderr)[2:] == (PAGES - 1, PAGES), excluded.stderr[-2000:]

@@ -58,7 +58,8 @@ class KeptSearch:
         if body is not None and not excluded:
             self.hits += 1
             page.meta["search"] = dict(page.meta.get("search") or {}, exclude=True, torchnotes_kept=True)
-        elif body is None and self.text is not None and self.loaded != self.text and HAN.search(page.content + page.title):
+        # A page its front matter excludes (the report, the benchmarks) is not indexed: nothing for jieba to cut.
+        elif body is None and not excluded and self.text is not None and self.loaded != self.text and HAN.search(page.content + page.title):
             self.mixed = self.loaded is not None
             with open(self.words, "rb") as words:  # jieba leaves a file it opened itself open
                 jieba.load_userdict(words)
