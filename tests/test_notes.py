@@ -54,15 +54,20 @@ def test_the_sources_page_defines_the_notes(tmp_path):
     assert check_note_mentions(sources) == []
 
 
-def test_check_fails_on_a_bare_mention(tmp_path, capsys):
+def _check_twins(tmp_path, capsys, en: str, zh: str) -> str:
+    """`check` of a two-language site with one page pair (synced notebooks), which must fail: what it printed."""
     docs = tmp_path / "docs"
-    page(docs, "en/t/a.md", "Note 003 says so.\n\n" + code("print(1)"))
-    page(docs, "zh/t/a.md", "[原始笔记 003](../sources.md#note-003) 这样说。\n\n" + code("print(1)"), title="测试")
+    page(docs, "en/t/a.md", en + "\n\n" + code("print(1)"))
+    page(docs, "zh/t/a.md", zh + "\n\n" + code("print(1)"), title="测试")
     config = tmp_path / "mkdocs.yml"
     config.write_text("site_name: x\nplugins:\n  - torchnotes:\n      languages: [en, zh]\n")
     sync_pairs(docs, tmp_path / "notebooks", ["en", "zh"])
     assert cli(["-f", str(config), "check"]) == 1
-    err = capsys.readouterr().err
+    return capsys.readouterr().err
+
+
+def test_check_fails_on_a_bare_mention(tmp_path, capsys):
+    err = _check_twins(tmp_path, capsys, "Note 003 says so.", "[原始笔记 003](../sources.md#note-003) 这样说。")
     assert f"{tmp_path.name}/docs/en/t/a.md:8: 'Note 003'" in err and "zh/t/a.md" not in err
 
 
@@ -135,12 +140,5 @@ def test_a_numbered_bare_mention_is_one_error(tmp_path):
 
 
 def test_check_fails_on_an_ambiguous_note_word(tmp_path, capsys):
-    docs = tmp_path / "docs"
-    page(docs, "en/t/a.md", "[The original note](../sources.md) says so.\n\n" + code("print(1)"))
-    page(docs, "zh/t/a.md", "第一段。\n\n笔记这样说。\n\n" + code("print(1)"), title="测试")
-    config = tmp_path / "mkdocs.yml"
-    config.write_text("site_name: x\nplugins:\n  - torchnotes:\n      languages: [en, zh]\n")
-    sync_pairs(docs, tmp_path / "notebooks", ["en", "zh"])
-    assert cli(["-f", str(config), "check"]) == 1
-    err = capsys.readouterr().err
+    err = _check_twins(tmp_path, capsys, "[The original note](../sources.md) says so.", "第一段。\n\n笔记这样说。")
     assert f"{tmp_path.name}/docs/zh/t/a.md:10: '笔记这样说。'" in err and "en/t/a.md" not in err
