@@ -82,6 +82,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed-cache", type=Path, help="a cache folder that stands in for the one an earlier run saved")
     parser.add_argument("--env", action="append", default=[], metavar="NAME=VALUE",
                         help="an environment variable for every step (repeatable)")
+    parser.add_argument("--var", action="append", default=[], metavar="NAME=VALUE",
+                        help="a repository variable, ${{ vars.NAME }} (repeatable)")
     parser.add_argument("--venv", type=Path, default=ROOT / ".venv", help="the environment the jobs' venvs layer over")
     args = parser.parse_args(argv)
     act = Path(sys.executable).parent / "act"
@@ -117,6 +119,7 @@ def main(argv: list[str] | None = None) -> int:
     command += [arg for mapping in local_repositories(workflow) for arg in ("--local-repository", mapping)]
     command += [arg for value in args.matrix for arg in ("--matrix", value)]
     command += [arg for name, value in env.items() for arg in ("--env", f"{name}={value}")]
+    command += [arg for value in args.var for arg in ("--var", value)]
     print(f"run_workflow.py: {workflow.name} in {work}", flush=True)
     # act's working folder is a copy of the snapshot; its jobs run in folders of their own under ~/.cache/act.
     done = subprocess.run(command, cwd=source, env={**os.environ, **env}, check=False)

@@ -23,4 +23,5 @@ site="${SITE_DIR:-site}"
 # of the suite waits (on kernels starting, timeouts, a browser, mkdocs serve), and on 2 cores 3 workers took 387 s
 # where 2 took 495 s.
 workers="${TEST_WORKERS:-$(( $(nproc) + 1 ))}"
-TORCHNOTES_SITE="$site" .venv/bin/python -m pytest -n "$workers" "$@"
+# --slow: every test, the slow ones too (tests/slow.py), which a plain `pytest` leaves out.
+TORCHNOTES_SITE="$site" .venv/bin/python -m pytest -n "$workers" --slow "$@"

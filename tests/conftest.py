@@ -6,20 +6,24 @@ from pathlib import Path
 import pytest
 from helpers import ROOT, fixture_copy, settings_at
 from schedule import Schedule
+from slow import Slow
 
-from torchnotes.engine.environment import probe
-from torchnotes.engine.scheduler import Engine, Run
-from torchnotes.engine.zygote import Zygotes
-from torchnotes.settings import DEFAULTS
+# The engine is imported by the fixtures that use it, not here: every pytest process (each xdist worker, each child
+# pytest of test_schedule and test_slow) loads this file, and the engine's imports (jupytext, nbconvert) take a second.
 
 
 def pytest_addoption(parser):
+    parser.addoption("--slow", action="store_true",
+                     help="also run the slow tests (tests/slow.py: marked slow, or needing the real built site, "
+                          "Chromium or an older torch); scripts/test.sh and CI always do")
     parser.addoption("--write-durations", action="store_true",
                      help="write the seconds each module took (pytest's cache) to tests/durations.json, the order "
                           "a clean clone (CI) hands the modules out in (tests/schedule.py)")
 
 
 def pytest_configure(config):
+    config.addinivalue_line("markers", "slow: left out of a plain run, run with --slow (tests/slow.py)")
+    config.pluginmanager.register(Slow(config), "torchnotes-slow")
     config.pluginmanager.register(Schedule(config), "torchnotes-schedule")
 
 
@@ -95,6 +99,8 @@ def worker_id(request) -> str:
 @pytest.fixture(scope="session")
 def env():
     """The real environment of this machine, probed once (a child interpreter imports torch)."""
+    from torchnotes.engine.environment import probe
+
     return probe(ROOT / "requirements.txt")
 
 
@@ -102,6 +108,8 @@ def env():
 def zygotes():
     """The zygotes of this worker's engines, kept across tests as `mkdocs serve` keeps them across rebuilds:
     torch is imported once per worker (and per keyed variables), not once per test."""
+    from torchnotes.engine.zygote import Zygotes
+
     pool = Zygotes()
     yield pool
     pool.close()
@@ -111,6 +119,9 @@ def zygotes():
 def make_engine(tmp_path, env, zygotes):
     """An engine on a cache in tmp_path (pages under tmp_path); keyword arguments are settings (kernel, timeout,
     ...) or a Run's (mode, page_timeout, ...)."""
+
+    from torchnotes.engine.scheduler import Engine, Run
+    from torchnotes.settings import DEFAULTS
 
     def make(environment=None, zygotes=zygotes, **kwargs):
         settings = {k: kwargs.pop(k) for k in list(kwargs) if k in DEFAULTS.options}

@@ -106,6 +106,21 @@ def clone_worktree(target: Path, *, link: tuple[str, ...] = ("node_modules",)) -
     return target
 
 
+SUITE_FILES = ("conftest.py", "helpers.py", "schedule.py", "slow.py")  # this suite's conftest and what it imports
+
+
+def plant_suite(folder: Path, modules: dict[str, str]) -> Path:
+    """A project at folder whose tests/ holds this suite's conftest (and what it imports) and the given modules
+    ({name: source}), for tests of the conftest's own behaviour run in a child pytest."""
+    (folder / "tests").mkdir(parents=True, exist_ok=True)
+    for name in SUITE_FILES:
+        (folder / "tests" / name).write_text((ROOT / "tests" / name).read_text())
+    for name, source in modules.items():
+        (folder / "tests" / f"{name}.py").write_text(source)
+    (folder / "pytest.ini").write_text("[pytest]\nmarkers =\n    browser: drives Chromium\n")
+    return folder
+
+
 def settings_at(root: Path, **options):
     """The site's settings for a project in root (docs/ under it), its cache in root/cache unless options say."""
     from dataclasses import replace

@@ -6,7 +6,7 @@ site built once, are made once), in collection order; the long ones go first so 
 them at the end while the others idle. Each run that passes and ran whole modules (no -k, -m, --lf or node ids)
 adds what it measured, per module (its tests' set-up, call and tear-down, as the reports say), to pytest's cache
 (KEY). A clean clone (CI) has no cache: it reads tests/durations.json, written by
-`.venv/bin/python -m pytest -n 3 --write-durations` from the cache after a whole run, never edited by hand. A module
+`.venv/bin/python -m pytest -n 3 --slow --write-durations` from the cache after a whole run, never edited by hand. A module
 neither of them knows (a new one) is taken to last as long as the median known module: never last, and never
 before the known long ones.
 """
@@ -19,10 +19,11 @@ from collections import defaultdict
 from pathlib import Path
 
 import pytest
+from slow import left_out
 
 KEY = "torchnotes/durations"
 COMMITTED = Path(__file__).with_name("durations.json")
-NOTE = "Generated: .venv/bin/python -m pytest -n 3 --write-durations (tests/schedule.py). Do not edit by hand."
+NOTE = "Generated: .venv/bin/python -m pytest -n 3 --slow --write-durations (tests/schedule.py). Do not edit by hand."
 
 
 def module_name(nodeid: str) -> str:
@@ -80,7 +81,8 @@ class Schedule:
         if self.worker or cache is None:
             return
         seconds = dict(cache.get(KEY, None) or {})
-        if exitstatus == 0 and self.whole_modules() and self.measured:
+        # A run that left the slow tests out measured only part of some modules.
+        if exitstatus == 0 and self.whole_modules() and not left_out(self.config) and self.measured:
             seconds.update({name: round(value, 1) for name, value in self.measured.items()})
             cache.set(KEY, seconds)
         if self.config.getoption("write_durations"):

@@ -6,7 +6,7 @@ import sys
 
 import pytest
 from browser_support import find_chromium, skip_or_fail
-from helpers import ROOT
+from helpers import ROOT, plant_suite
 
 CHOOSE = ROOT / "scripts" / "browser_source.sh"
 DEBIAN_POLICY = "chromium:\n  Installed: (none)\n  Candidate: 156.0.8078.79-1~deb12u1\n  Version table:\n"
@@ -80,16 +80,12 @@ def test_not_a_browser_test():
 
 @pytest.mark.parametrize("ci, outcome", [("true", "1 failed, 1 skipped"), ("", "2 skipped")])
 def test_conftest_turns_browser_skips_into_failures_under_ci(tmp_path, ci, outcome):
-    (tmp_path / "tests").mkdir()
-    for name in ("conftest.py", "helpers.py", "schedule.py"):  # the conftest and the helpers it imports
-        (tmp_path / "tests" / name).write_text((ROOT / "tests" / name).read_text())
-    (tmp_path / "tests" / "test_planted.py").write_text(SKIPPING)
-    (tmp_path / "pytest.ini").write_text("[pytest]\nmarkers =\n    browser: drives Chromium\n")
+    plant_suite(tmp_path, {"test_planted": SKIPPING})
     env = {k: v for k, v in os.environ.items() if k != "CI"}
     if ci:
         env["CI"] = ci
     env["PYTHONPATH"] = str(ROOT)
-    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests"], cwd=tmp_path,
+    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--slow", "tests"], cwd=tmp_path,
                           env=env, capture_output=True, text=True, timeout=300)
     assert outcome in done.stdout, done.stdout + done.stderr
     if ci:

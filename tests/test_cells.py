@@ -3,6 +3,7 @@ languages; a traceback's In[N] is the number of the cell it names; a link to a c
 
 from __future__ import annotations
 
+import functools
 import re
 
 import pytest
@@ -14,7 +15,9 @@ pytestmark = pytest.mark.browser
 GPU_PAGE = "cuda/semantics/"  # a page with GPU cells before an expected error: counts and numbers part there
 
 
+@functools.cache
 def soup(site, rel: str) -> BeautifulSoup:
+    """Parsed once per run: html.parser takes about half a second a page, and two tests read every page."""
     return BeautifulSoup((site / rel / "index.html").read_text(encoding="utf-8"), "html.parser")
 
 

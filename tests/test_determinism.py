@@ -7,6 +7,7 @@ the entry's record, not in the outputs, and are not compared.
 
 from dataclasses import replace
 
+import pytest
 from helpers import ROOT
 
 from torchnotes.engine.cache import Cache
@@ -29,6 +30,7 @@ def differing_outputs(first, second) -> list[str]:
     return found
 
 
+@pytest.mark.slow  # every page of the site executed again: about four minutes on two cores
 def test_two_executions_of_every_page_agree(tmp_path, env, zygotes):
     pages = [p for lang in ("en", "zh") for p in page_paths(ROOT / "docs", lang)]
     site = load_settings(ROOT / "mkdocs.yml")

@@ -35,6 +35,8 @@ import pytest
 from helpers import COMMAND_STARTS as STARTS
 from helpers import ROOT, clone_worktree
 
+SLOW_FIXTURES = {"ran"}  # tests/slow.py: every documented command, run in a clone
+
 DOCUMENTS = ("README.md", "CONTRIBUTING.md", "CONTRIBUTING.zh.md")
 MAIN = (re.compile(r"^bash scripts/test\.sh\b"), re.compile(r"^\.venv/bin/python -m pytest\b"))
 SERVERS = re.compile(r"^(bash scripts/(serve|lab)\.sh|\.venv/bin/mkdocs serve)\b")

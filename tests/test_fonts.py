@@ -121,6 +121,7 @@ def test_the_fingerprint_covers_the_files_matplotlib_scans(fonts, monkeypatch):
     assert done.stdout == "False\n"
 
 
+@pytest.mark.slow  # two strict builds of the fixture site
 def test_mkdocs_build_stops_at_boxes_and_passes_once_the_font_is_there(fonts, tmp_path):
     """The issue as a contributor met it: mkdocs build --strict on a machine without fonts-noto-cjk."""
     src = fixture_copy(tmp_path, synced=False)

@@ -146,6 +146,7 @@ def broken_links(site: Path) -> list[str]:
     return broken
 
 
+@pytest.mark.slow  # the real site's links, in its MkDocs and its Zensical build
 @pytest.mark.parametrize("build", ["mkdocs", "zensical"])
 def test_no_broken_internal_link_or_anchor(build, request):
     site = request.getfixturevalue(f"{build}_site")

@@ -27,6 +27,7 @@ from import_tutorial import convert, nav_translation  # noqa: E402
 from tutorial_links import Links, UnresolvedLink, published_url  # noqa: E402
 from tutorial_rst import TutorialImportError, convert_text  # noqa: E402
 
+SLOW_FIXTURES = {"imported"}  # tests/slow.py: the tutorial series imported with pandoc, built by both generators
 SAMPLE = ROOT / "tests" / "fixtures" / "tutorial_sample.py"
 TUTORIALS = ROOT / "tests" / "fixtures" / "tutorials"
 # The test tutorials (tests/fixtures/tutorials/README.md) and the page each becomes, in the order imported: the

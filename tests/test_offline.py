@@ -27,6 +27,7 @@ from playwright.sync_api import TimeoutError as PlaywrightTimeout
 from torchnotes.generators.offline import hooks, tree
 from torchnotes.generators.offline.zips import write_zip
 
+SLOW_FIXTURES = {"offline"}  # tests/slow.py: the real site built whole for reading from disk
 LANGS = ["en", "zh"]
 # A page with a matplotlib figure and KaTeX math in both languages, and the queries that must find it.
 PAGE = "losses/binary.html"

@@ -11,19 +11,13 @@ import sys
 from pathlib import Path
 
 import pytest
-from helpers import ROOT
+from helpers import ROOT, plant_suite
 
 MODULE = "import time\n\ndef test_one():\n    time.sleep({seconds})\n\ndef test_two():\n    pass\n"
 
 
 def plant(folder: Path, modules: dict[str, float]) -> Path:
-    (folder / "tests").mkdir(parents=True, exist_ok=True)
-    for name in ("conftest.py", "helpers.py", "schedule.py"):
-        (folder / "tests" / name).write_text((ROOT / "tests" / name).read_text())
-    for name, seconds in modules.items():
-        (folder / "tests" / f"{name}.py").write_text(MODULE.format(seconds=seconds))
-    (folder / "pytest.ini").write_text("[pytest]\nmarkers =\n    browser: drives Chromium\n")
-    return folder
+    return plant_suite(folder, {name: MODULE.format(seconds=seconds) for name, seconds in modules.items()})
 
 
 def pytest_in(folder: Path, *args: str) -> subprocess.CompletedProcess:
@@ -44,6 +38,7 @@ def cached(folder: Path) -> dict:
     return json.loads((folder / ".pytest_cache" / "v" / "torchnotes" / "durations").read_text())
 
 
+@pytest.mark.slow  # pytest run in a child process six times
 @pytest.mark.parametrize("workers", [(), ("-n", "2")], ids=["alone", "xdist"])
 def test_the_measured_longest_module_goes_first_and_a_new_one_is_not_last(tmp_path, workers):
     folder = plant(tmp_path, {"test_a_short": 0, "test_b_long": 1.5})
@@ -56,6 +51,7 @@ def test_the_measured_longest_module_goes_first_and_a_new_one_is_not_last(tmp_pa
     assert collected_modules(folder) == ["test_b_long", "test_0_new", "test_a_short"]
 
 
+@pytest.mark.slow  # pytest run in a child process five times
 def test_a_clean_clone_orders_by_the_written_file_and_a_partial_run_records_nothing(tmp_path):
     measured = plant(tmp_path / "measured", {"test_a_short": 0, "test_b_long": 1.5})
     pytest_in(measured, "--write-durations")

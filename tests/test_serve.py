@@ -73,6 +73,7 @@ def edit(path: Path, old: str, new: str) -> None:
     path.write_text(text.replace(old, new), encoding="utf-8")
 
 
+@pytest.mark.slow  # a real preview server, through four edits
 def test_preview_follows_prose_code_zh_and_new_page_edits(fixture_site):
     preview = Preview(fixture_site)
     try:

@@ -7,6 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from helpers import code, page
 
 from torchnotes.ci.shards import merge, split
@@ -28,6 +29,7 @@ def test_unknown_pages_spread_out():
     assert [len(split(pages, k, 2, {})) for k in (1, 2)] == [2, 2]
 
 
+@pytest.mark.slow  # the fixture site executed whole, then in shards
 def test_merged_shards_equal_a_single_machine_build(tmp_path):
     def make_site(root):
         (root / "mkdocs.yml").parent.mkdir(parents=True, exist_ok=True)
@@ -60,6 +62,7 @@ def test_merged_shards_equal_a_single_machine_build(tmp_path):
     assert "0 kernels" in execute(merged)  # the site build after the merge runs nothing
 
 
+@pytest.mark.slow  # every shard of the fixture site executed
 def test_shards_run_one_after_another_in_one_checkout_cover_every_page_once(tmp_path):
     """Each shard plans from the last whole build's durations, not from the report of the shard that ran before
     it (which lists only that shard's pages and once made shard 2 skip one page and repeat another)."""

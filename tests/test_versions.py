@@ -24,6 +24,8 @@ from torchnotes.pages.read import read_page
 from torchnotes.versions.drift import compare_page, normalise
 from torchnotes.versions.run import load_versions, pinned_torch
 
+SLOW_FIXTURES = {"envs"}  # tests/slow.py: torch 2.13 installed, the fixture site run under it
+
 # 2.13.0's CPU wheel where one lies on disk (these machines keep it in a pip find-links folder: a small, fast
 # install); PyPI's own 2.13.0 wheel elsewhere. Either way a real release, really installed and executed.
 WHEELS = [Path(p) for p in (os.environ.get("PIP_FIND_LINKS", "") + " /opt/wheels").split() if Path(p).is_dir()]

@@ -139,6 +139,7 @@ def _site_markdown():
     return root, convert
 
 
+@pytest.mark.slow  # every page of the real site rendered
 def test_every_page_renders_without_cjk_gaps_once_joined():
     """The check the publish step relies on: after join_cjk_lines no page (zh, or en with CJK) has a gap,
     and joining changed only whitespace (code blocks byte for byte)."""

@@ -8,6 +8,7 @@ import sys
 import threading
 import time
 
+import pytest
 from helpers import code, page
 
 PROBE = """
@@ -74,6 +75,7 @@ def test_each_page_gets_its_own_forked_process(tmp_path, make_engine):
     assert texts[0][3] != texts[1][3]  # two processes
 
 
+@pytest.mark.slow  # every page of the fixture site executed twice, forked and fresh
 def test_forked_and_fresh_kernels_give_the_same_outputs(tmp_path, make_engine):
     from torchnotes.engine.scheduler import PRELOAD_FOR_TORCH_FROM
 

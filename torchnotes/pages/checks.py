@@ -140,11 +140,20 @@ def as_paired(notebook: nbformat.NotebookNode, lang: str | None = None) -> nbfor
     return notebook
 
 
+def paired_view(page: Page, lang: str | None) -> nbformat.NotebookNode:
+    """as_paired of a page as read, made once per page and language and kept with the page: read-only, as the
+    page is (the checks, the script and the executed notebook each want it; a change is made to a copy)."""
+    view = page.derived.get(("as_paired", lang))
+    if view is None:
+        view = page.derived[("as_paired", lang)] = as_paired(page.notebook, lang)
+    return view
+
+
 def paired_text(page: Page, reader: Reader | None = None, *, lang: str) -> str:
     """The paired notebook's text of a page as read; kept with the page (read-only) for as long as it is read."""
     text = page.derived.get("paired")
     if text is None:
-        text = page.derived["paired"] = notebook_text(as_paired(page.notebook, lang), reader)
+        text = page.derived["paired"] = notebook_text(paired_view(page, lang), reader)
     return text
 
 

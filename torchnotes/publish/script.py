@@ -29,7 +29,7 @@ import jupytext
 import nbformat
 
 from torchnotes import kept
-from torchnotes.pages.checks import as_paired
+from torchnotes.pages.checks import paired_view
 from torchnotes.pages.read import Page
 from torchnotes.pages.tags import NEEDS_CUDA, RAISES, SKIP_EXECUTION
 from torchnotes.storage import digest
@@ -76,10 +76,11 @@ class Scripts:
 
 
 def reader_cells(page: Page, lang: str | None) -> list:
-    """The page's cells, with those the page features add for readers outside the site (checks.as_paired)."""
+    """The page's cells, with those the page features add for readers outside the site (checks.as_paired); not
+    to be changed (checks.paired_view)."""
     if lang is None:
         return page.notebook.cells
-    return as_paired(page.notebook, lang).cells
+    return paired_view(page, lang).cells
 
 
 def page_script(page: Page, outputs: dict[str, list[dict]], header: str, lang: str | None = None) -> str:

@@ -3,13 +3,14 @@ with the pages as they are now, so that a contributor never runs `sync` by hand.
 
 from __future__ import annotations
 
+import copy
 from pathlib import Path
 
 import nbformat
 
 from torchnotes.errors import NotebookError
 from torchnotes.pages import tokens
-from torchnotes.pages.checks import as_paired, check_pairs, notebook_text, paired_notebook, paired_text
+from torchnotes.pages.checks import check_pairs, notebook_text, paired_notebook, paired_text, paired_view
 from torchnotes.pages.read import Page, cell_number
 from torchnotes.publish.cells import execution_numbers, renumbered
 from torchnotes.publish.features.base import Feature, PageOut
@@ -69,7 +70,7 @@ def executed_notebook(page: Page, outputs: dict[str, list[dict]], values: dict |
     tokens replaced (values: torchnotes.pages.tokens.values of the build's torch); lang: the page's language, for
     the cells features add (checks.as_paired). Each cell's In [N] is its number on the page, in its tracebacks too
     (cuda: whether the GPU cells ran, so took an execution count)."""
-    notebook = as_paired(page.notebook, lang)
+    notebook = copy.deepcopy(paired_view(page, lang))  # the page's own view is shared, and read-only
     numbers = execution_numbers(page, cuda)
     for cell in notebook.cells:
         if cell.cell_type == "markdown" and values:
