@@ -1,10 +1,11 @@
 """The slow tests, and a plain run without them.
 
-A test is slow when it is marked so (the workflows run with act; the test that executes every page again), when it
-drives Chromium (marked browser), or when it needs one of SLOW_FIXTURES: the real site built whole (about two minutes
-cold), Chromium, an older torch release, the books; or one its own module names in a SLOW_FIXTURES of its own (the
-documented commands run, the fixture site run under torch 2.13). Plain `pytest` deselects them and says
-how many in its summary; `--slow` runs them, as scripts/test.sh (and so CI) always does. Under CI=true a run
+A test is slow when it is marked so (the workflows run with act; the test that executes every page again; those that
+build the fixture site several times), when it drives Chromium (marked browser), or when it needs one of
+SLOW_FIXTURES: the real site built whole (about two minutes cold), Chromium, an older torch release, the books; or one
+its own module names in a SLOW_FIXTURES of its own (the documented commands run, the fixture site run under torch
+2.13, the fixture site built twice for the kept conversions). Plain `pytest` deselects them and says how many in its
+summary; `--slow` runs them, as scripts/test.sh (and so CI) always does. Under CI=true a run
 without --slow is refused: CI never runs less than everything.
 """
 

@@ -147,6 +147,7 @@ def test_pair_out_of_sync_then_resynced(tmp_path):
     assert cli(root, "check").returncode == 0
 
 
+@pytest.mark.slow  # two whole builds of the fixture site at once
 def test_two_builds_at_once_on_one_cache(tmp_path):
     root = site(tmp_path, code("import time\ntime.sleep(1)\nprint('same')"))
     page(root / "docs", "en/q.md", code("print('q')"))

@@ -11,6 +11,7 @@ import pytest
 from helpers import build, fixture_copy
 
 PAGES = 6  # the fixture's three pages in two languages
+SLOW_FIXTURES = {"primed"}  # tests/slow.py: the fixture site built twice, then once or twice more by each test
 
 
 @pytest.fixture(scope="module")

@@ -6,6 +6,7 @@ import shutil
 import subprocess
 import sys
 
+import pytest
 from helpers import code, page
 
 from torchnotes.ci.summary import summary, untranslated_summary
@@ -16,6 +17,7 @@ def pages_of(site):
     return [p for lang in ("en", "zh") for p in page_paths(site / "docs", lang)]
 
 
+@pytest.mark.slow  # the fixture site executed three times: main, then the pull request twice
 def test_summary_of_real_reports(fixture_site, make_engine, env, tmp_path):
     site = fixture_site
     # main: every page of the fixture site, executed into a cache in tmp_path.

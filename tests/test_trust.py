@@ -144,6 +144,7 @@ def test_build_timeout(tmp_path, make_engine):
     assert all(isinstance(e, BuildTimeout) for e in report.failures) and len(report.failures) == 2
 
 
+@pytest.mark.slow  # the fixture site built, edited and built again through the CLI
 def test_prune_keeps_only_entries_in_use(tmp_path):
     root = site(tmp_path, {"en/p.md": (code("print(1)"), ""), "zh/p.md": (code("print(1)"), "")})
     assert cli(root, "execute").returncode == 0
