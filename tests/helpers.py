@@ -4,6 +4,7 @@ from here (or uses conftest's fixtures), never from another test module (test_hy
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 import sys
@@ -119,6 +120,14 @@ def plant_suite(folder: Path, modules: dict[str, str]) -> Path:
         (folder / "tests" / f"{name}.py").write_text(source)
     (folder / "pytest.ini").write_text("[pytest]\nmarkers =\n    browser: drives Chromium\n")
     return folder
+
+
+def planted_pytest(folder: Path, *args: str, env: dict | None = None) -> subprocess.CompletedProcess:
+    """pytest run in a project plant_suite made, as a developer runs it: no CI or PYTEST_ADDOPTS of this run's."""
+    environment = {**{k: v for k, v in os.environ.items() if k not in ("CI", "PYTEST_ADDOPTS")},
+                   "PYTHONPATH": str(ROOT), **(env or {})}
+    return subprocess.run([sys.executable, "-m", "pytest", "-p", "no:randomly", *args, "tests"], cwd=folder,
+                          env=environment, capture_output=True, text=True, timeout=300)
 
 
 def settings_at(root: Path, **options):

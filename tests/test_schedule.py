@@ -5,13 +5,11 @@ in a clean clone; a module nobody measured is not put last."""
 from __future__ import annotations
 
 import json
-import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
-from helpers import ROOT, plant_suite
+from helpers import plant_suite, planted_pytest
 
 MODULE = "import time\n\ndef test_one():\n    time.sleep({seconds})\n\ndef test_two():\n    pass\n"
 
@@ -21,9 +19,7 @@ def plant(folder: Path, modules: dict[str, float]) -> Path:
 
 
 def pytest_in(folder: Path, *args: str) -> subprocess.CompletedProcess:
-    env = {**{k: v for k, v in os.environ.items() if k not in ("CI", "PYTEST_ADDOPTS")}, "PYTHONPATH": str(ROOT)}
-    done = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:randomly", *args, "tests"], cwd=folder, env=env,
-                          capture_output=True, text=True, timeout=300)
+    done = planted_pytest(folder, *args)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     return done
 

@@ -5,13 +5,11 @@ without --slow, and only a run of everything records the modules' seconds."""
 from __future__ import annotations
 
 import json
-import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
-from helpers import ROOT, plant_suite
+from helpers import plant_suite, planted_pytest
 
 MODULES = {
     "test_kinds": '''
@@ -50,13 +48,9 @@ def test_needs_the_real_site(built_site):
 
 
 def pytest_in(folder: Path, *args: str, ci: str = "") -> subprocess.CompletedProcess:
-    env = {**{k: v for k, v in os.environ.items() if k not in ("CI", "PYTEST_ADDOPTS")}, "PYTHONPATH": str(ROOT),
-           # The real-site test finds its site here instead of building one.
-           "TORCHNOTES_SITE": str(folder / "site")}
-    if ci:
-        env["CI"] = ci
-    return subprocess.run([sys.executable, "-m", "pytest", "-p", "no:randomly", "-rA", *args, "tests"], cwd=folder,
-                          env=env, capture_output=True, text=True, timeout=300)
+    # The real-site test finds its site here instead of building one.
+    env = {"TORCHNOTES_SITE": str(folder / "site"), **({"CI": ci} if ci else {})}
+    return planted_pytest(folder, "-rA", *args, env=env)
 
 
 @pytest.fixture
