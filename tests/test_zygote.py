@@ -146,6 +146,43 @@ def test_a_session_keeps_its_zygote_across_builds_and_starts_one_per_keyed_varia
     assert pool.started == {} and all(z.process.poll() is not None for z in kept)
 
 
+def test_a_package_changed_where_the_kernels_import_from_starts_a_new_zygote(tmp_path, make_engine, monkeypatch):
+    """A zygote that imported a package must not fork kernels after the package was installed again (pip install -U):
+    the session starts a new one. Files written where only this process imports from (pytest's rootdir, a script's
+    folder: another worker's first build writes there) keep the zygote: they change nothing a kernel imports."""
+    from torchnotes.engine import zygote
+
+    lib, ours = tmp_path / "lib", tmp_path / "ours"
+    lib.mkdir()
+    ours.mkdir()
+    (lib / "installed_pkg.py").write_text("VERSION = 1\n")
+    monkeypatch.setenv("PYTHONPATH", str(lib))
+    monkeypatch.syspath_prepend(str(ours))
+    monkeypatch.setattr(zygote, "PRELOAD_FOR_TORCH", ("installed_pkg",))
+    pages = [page(tmp_path, f"en/p{n}.md", code(f"import installed_pkg\nprint({n}, installed_pkg.VERSION)"))
+             for n in range(3)]
+    pool = zygote.Zygotes()
+
+    def build(path):
+        report = make_engine(zygotes=pool).run([path])
+        assert report.kernels == 1 and not report.failures
+        return report.results[0].cell_outputs()[0][0]["text"]
+
+    try:
+        assert build(pages[0]) == "0 1\n"
+        (first,) = pool.started.values()
+        first.preload_for_torch()  # the zygote holds installed_pkg 1 now, as it holds torch
+        (ours / "written_by_a_build.txt").write_text("")
+        assert build(pages[1]) == "1 1\n" and list(pool.started.values()) == [first]
+        (lib / "installed_pkg.py").unlink()  # as pip does: the old files go, the new ones come
+        (lib / "installed_pkg.py").write_text("VERSION = 2\n")
+        assert build(pages[2]) == "2 2\n"
+        (second,) = pool.started.values()
+        assert second is not first and first.process.poll() is not None
+    finally:
+        pool.close()
+
+
 def test_a_preload_that_fails_is_reported_and_the_build_goes_on(tmp_path, make_engine, monkeypatch, caplog):
     """Each build says why its kernels import torch's compiler themselves; a session's zygote is asked once."""
     from torchnotes.engine import zygote

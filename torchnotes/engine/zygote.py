@@ -25,7 +25,7 @@ from jupyter_client.manager import AsyncKernelManager
 from jupyter_client.provisioning import LocalProvisioner
 
 from torchnotes.engine.environment import keyed_variables
-from torchnotes.engine.zygote_server import PRELOAD_FOR_TORCH
+from torchnotes.engine.zygote_server import PRELOAD_FOR_TORCH, folder_states
 
 
 class ZygoteFailed(RuntimeError):
@@ -47,10 +47,16 @@ class Zygote:
         self._lock = threading.Lock()
         # What nbclient instantiates for each page: a kernel manager bound to this zygote.
         self.kernel_manager_class = type("ZygoteKernelManager", (ForkedKernelManager,), {"zygote": self})
-        ready = self.process.stdout.readline()
-        if json.loads(ready or "{}").get("ready") is not True:
+        ready = json.loads(self.process.stdout.readline() or "{}")
+        if ready.get("ready") is not True:
             self.close()
             raise ZygoteFailed(f"the zygote did not start (exit {self.process.poll()})")
+        self.imports_from: list[list] = ready["imports_from"]  # its sys.path, each folder with its time
+
+    def outdated(self) -> bool:
+        """A package was installed or removed where this zygote imports from, since it started: the kernels it
+        would fork hold what it imported before."""
+        return folder_states([folder for folder, _ in self.imports_from]) != self.imports_from
 
     def fork(self, argv: list[str], env: dict[str, str], cwd: str) -> ForkedProcess:
         with self._lock:
@@ -93,10 +99,12 @@ class Zygotes:
     """Zygotes kept for a session (a `mkdocs serve`, a test run) instead of one per build: the next build's
     kernels fork at once instead of waiting for torch to import again.
 
-    One per interpreter, working folder, PYTHONPATH, keyed variables (the allow-list the cache key holds: other
-    variables do not change what a page prints, so neither does the zygote that saw them) and state of the
-    folders on sys.path (installing or removing a package changes its folder: a zygote that imported before it
-    must not fork the kernels after it). Each kernel still gets its own build's environment with the fork.
+    One per interpreter, working folder, PYTHONPATH and keyed variables (the allow-list the cache key holds: other
+    variables do not change what a page prints, so neither does the zygote that saw them). Each kernel still gets
+    its own build's environment with the fork. A zygote is started again when it died, or when a folder it imports
+    from changed (a package installed or removed: a zygote that imported before it must not fork the kernels
+    after it). Only its own sys.path counts: this process's (pytest's rootdir, a script's folder) is not the
+    kernels', and files written there by a build or a test do not change what a kernel imports.
     """
 
     def __init__(self):
@@ -106,10 +114,10 @@ class Zygotes:
         self.starter = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="zygotes")
 
     def get(self, env: dict[str, str], python: str = sys.executable) -> Zygote:
-        key = (python, os.getcwd(), env.get("PYTHONPATH", ""), keyed_variables(env), _path_state())
+        key = (python, os.getcwd(), env.get("PYTHONPATH", ""), keyed_variables(env))
         zygote = self.started.get(key)
-        if zygote is not None and zygote.process.poll() is not None:
-            zygote.close()  # it died (killed, out of memory): its pipes go, a new one starts
+        if zygote is not None and (zygote.process.poll() is not None or zygote.outdated()):
+            zygote.close()  # it died (killed, out of memory) or is out of date: its pipes go, a new one starts
             zygote = None
         if zygote is None:
             zygote = self.started[key] = self.starter.submit(Zygote, env, python=python).result()
@@ -120,16 +128,6 @@ class Zygotes:
             zygote.close()
         self.started.clear()
         self.starter.shutdown()
-
-
-def _path_state() -> tuple:
-    states = []
-    for folder in sys.path:
-        try:
-            states.append((folder, os.stat(folder or ".").st_mtime_ns))
-        except OSError:
-            states.append((folder, None))
-    return tuple(states)
 
 
 class ForkedProcess:

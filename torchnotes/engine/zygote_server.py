@@ -92,14 +92,29 @@ def _settle() -> None:
     gc.freeze()
 
 
+def folder_states(folders: list[str]) -> list[list]:
+    """Each folder with its modification time (None where it is missing): installing or removing a package in a
+    folder changes its time. The engine compares them again before it forks from this zygote (zygote.py)."""
+    states = []
+    for folder in folders:
+        try:
+            states.append([folder, os.stat(folder or ".").st_mtime_ns])
+        except OSError:
+            states.append([folder, None])
+    return states
+
+
 def serve() -> None:
     _die_with_parent()
+    # The folders the kernels import from, taken before the imports: the first, the working folder that `-m` put
+    # there, is dropped by each kernel (_child), as ipykernel_launcher drops it.
+    imports_from = folder_states(sys.path[1:] if sys.path and sys.path[0] in ("", os.getcwd()) else sys.path)
     for name in PRELOAD:
         importlib.import_module(name)
     _settle()
     signal.signal(signal.SIGCHLD, _reap)
     out = sys.stdout
-    out.write(json.dumps({"ready": True}) + "\n")
+    out.write(json.dumps({"ready": True, "imports_from": imports_from}) + "\n")
     out.flush()
     for line in sys.stdin:
         try:
