@@ -179,3 +179,45 @@ def test_one_reader_across_rebuilds_publishes_what_a_fresh_build_does(published,
     assert len(session.reader.pages) == 6
     for path, (text, kept) in session.reader.pages.items():
         assert kept.notebook == read_page(path, text).notebook, f"{path}: a build changed the page it was given"
+
+
+def test_the_download_names_files_as_the_page_does():
+    """A traceback or a warning through torch names `site-packages/torch/…` in the downloaded notebook, as the page
+    does (render.clean_paths): never the folders of the machine that built it."""
+    from helpers import ROOT
+
+    from torchnotes.pages.read import read_page
+    from torchnotes.publish.features.notebooks import executed_notebook
+
+    page = read_page(ROOT / "docs" / "en" / "tensors" / "views.md")
+    first, second = (cell.id for cell in page.code_cells[:2])
+    torch_file = f"{sys.prefix}/lib/python3.11/site-packages/torch/_tensor.py"
+    outputs = {
+        first: [{"output_type": "stream", "name": "stderr", "text": f"{torch_file}:1: FutureWarning: old\n"},
+                {"output_type": "execute_result", "execution_count": 1, "metadata": {},
+                 "data": {"text/plain": f"PosixPath('{Path.home()}/data')"}}],
+        second: [{"output_type": "error", "ename": "OSError", "evalue": f"no file {sys.base_prefix}/x",
+                  "traceback": [f"File {torch_file}:623, in Tensor.backward", f"OSError: no file {sys.base_prefix}/x"]}],
+    }
+    cells = {cell.id: cell for cell in executed_notebook(page, outputs, None, "en").cells}
+    warning, value = cells[first].outputs
+    (error,) = cells[second].outputs
+    assert warning.text == "site-packages/torch/_tensor.py:1: FutureWarning: old\n"
+    assert value.data["text/plain"] == "PosixPath('…/data')"
+    assert (error.evalue, error.traceback) == ("no file …/x", ["File site-packages/torch/_tensor.py:623, in Tensor.backward",
+                                                               "OSError: no file …/x"])
+
+
+def test_no_download_on_the_site_names_the_build_machines_folders(built_site):
+    """Every executed notebook the site offers: what the page shows, without this machine's interpreter or home."""
+    import json
+
+    folders = {sys.prefix, sys.base_prefix, str(Path.home())}
+    named, through_torch = {}, 0
+    for notebook in sorted(built_site.rglob("*.ipynb")):
+        outputs = json.dumps([o for c in json.loads(notebook.read_text(encoding="utf-8"))["cells"]
+                              for o in c.get("outputs", [])], ensure_ascii=False)
+        named.update({notebook.relative_to(built_site).as_posix(): f for f in folders if f in outputs})
+        through_torch += "site-packages/torch/" in outputs
+    assert named == {}
+    assert through_torch >= 20, "tracebacks and warnings through torch still name its files"

@@ -14,6 +14,7 @@ from torchnotes.pages.checks import check_pairs, notebook_text, paired_notebook,
 from torchnotes.pages.read import Page, cell_number
 from torchnotes.publish.cells import execution_numbers, renumbered
 from torchnotes.publish.features.base import Feature, PageOut
+from torchnotes.publish.render import clean_paths
 from torchnotes.storage import write_if_changed
 
 
@@ -69,7 +70,8 @@ def executed_notebook(page: Page, outputs: dict[str, list[dict]], values: dict |
     """The page as a notebook with its outputs, each under the cell whose id it was stored by, and the prose's
     tokens replaced (values: torchnotes.pages.tokens.values of the build's torch); lang: the page's language, for
     the cells features add (checks.as_paired). Each cell's In [N] is its number on the page, in its tracebacks too
-    (cuda: whether the GPU cells ran, so took an execution count)."""
+    (cuda: whether the GPU cells ran, so took an execution count). Its text names files as the page does
+    (render.clean_paths): `site-packages/torch/…`, not the build machine's folders."""
     notebook = copy.deepcopy(paired_view(page, lang))  # the page's own view is shared, and read-only
     numbers = execution_numbers(page, cuda)
     for cell in notebook.cells:
@@ -84,5 +86,11 @@ def executed_notebook(page: Page, outputs: dict[str, list[dict]], values: dict |
             if "execution_count" in out:
                 out.execution_count = number
             if "traceback" in out:
-                out.traceback = [renumbered(frame, numbers) for frame in out.traceback]
+                out.traceback = [clean_paths(renumbered(frame, numbers)) for frame in out.traceback]
+            if "evalue" in out:
+                out.evalue = clean_paths(out.evalue)
+            if "text" in out:
+                out.text = clean_paths(out.text)
+            if "text/plain" in out.get("data", {}):
+                out.data["text/plain"] = clean_paths(out.data["text/plain"])
     return notebook
