@@ -44,7 +44,7 @@ def main() -> int:
     results["releases"] = {}
     for version in listed.compared:
         begin = time.perf_counter()
-        ensure_env(version, settings.path("requirements"), log=lambda _: None)
+        ensure_env(version, settings.path("requirements"))
         install = time.perf_counter() - begin
         cold = timed([sys.executable, "-m", "torchnotes", "versions", "--only", version], site, env)
         results["releases"][version] = {"install": round(install, 1), "cold": cold}

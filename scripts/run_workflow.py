@@ -109,20 +109,26 @@ def main(argv: list[str] | None = None) -> int:
            "GIT_CONFIG_GLOBAL": str(gitconfig),
            "PATH": f"{STANDINS / 'bin'}:{os.environ['PATH']}", "NO_MKDOCS_2_WARNING": "1"}
     for name in ("TORCHNOTES_ENVS", "TORCHNOTES_BOOKS", "HOME", "LANG", "PIP_INDEX_URL", "PIP_EXTRA_INDEX_URL", "PIP_CONFIG_FILE",
-                 "PIP_NO_INDEX", "PIP_FIND_LINKS", "PYTEST_ADDOPTS"):
+                 "PIP_NO_INDEX", "PIP_FIND_LINKS", "PYTEST_ADDOPTS", "TORCHNOTES_TORCH_BUILD"):
         if name in os.environ:
             env[name] = os.environ[name]
     env.update(item.split("=", 1) for item in args.env)
+    # Each job's workspace (a copy of the checkout, its site and books: up to 0.4 GB) in the run's folder, not
+    # ~/.cache/act: act deletes one when its job ends, but a run stopped midway (a test's timeout) left them there
+    # for good (28 folders, 1.4 GB, on this machine). Whatever act left is deleted once it is done.
+    jobs = work / "jobs"
     command = [str(act), event_of(workflow), "--workflows", str(workflow), "--no-skip-checkout",
-               "--secret", "GITHUB_TOKEN=fake-token"]
+               "--secret", "GITHUB_TOKEN=fake-token", "--action-cache-path", str(jobs)]
     command += [arg for runner in RUNNERS for arg in ("--platform", f"{runner}=-self-hosted")]
     command += [arg for mapping in local_repositories(workflow) for arg in ("--local-repository", mapping)]
     command += [arg for value in args.matrix for arg in ("--matrix", value)]
     command += [arg for name, value in env.items() for arg in ("--env", f"{name}={value}")]
     command += [arg for value in args.var for arg in ("--var", value)]
     print(f"run_workflow.py: {workflow.name} in {work}", flush=True)
-    # act's working folder is a copy of the snapshot; its jobs run in folders of their own under ~/.cache/act.
+    # act's working folder is a copy of the snapshot; its jobs run in folders of their own under jobs/.
     done = subprocess.run(command, cwd=source, env={**os.environ, **env}, check=False)
+    if jobs.exists():  # act makes it only once a job starts
+        shutil.rmtree(jobs)
     print(f"run_workflow.py: {workflow.name}: act exited {done.returncode}; the store is {store}", flush=True)
     return done.returncode
 

@@ -107,6 +107,21 @@ def clone_worktree(target: Path, *, link: tuple[str, ...] = ("node_modules",)) -
     return target
 
 
+def cpu_wheel(version: str) -> Path | None:
+    """PyTorch's CPU build of a release where one lies in a pip find-links folder (these machines keep 2.13.0's:
+    0.7 GB installed and nothing to download, where PyPI's CUDA build is a 3 GB download that installs as 4 GB)."""
+    folders = [Path(p) for p in (os.environ.get("PIP_FIND_LINKS", "") + " /opt/wheels").split() if Path(p).is_dir()]
+    return next((w for folder in folders for w in sorted(folder.glob(f"torch-{version}+cpu-*.whl"))), None)
+
+
+def release_builds(version: str) -> dict[str, str]:
+    """The variables under which `versions` installs a release as PyTorch's CPU build where its wheel is on disk
+    (torchnotes/versions/envs.py, TORCHNOTES_TORCH_BUILD): a clone that runs the documented commands or the deploy
+    workflow is then the disk of a small install; elsewhere none, and PyPI's wheel."""
+    wheel = cpu_wheel(version)
+    return {"TORCHNOTES_TORCH_BUILD": "cpu", "PIP_FIND_LINKS": str(wheel.parent)} if wheel else {}
+
+
 SUITE_FILES = ("conftest.py", "helpers.py", "schedule.py", "slow.py")  # this suite's conftest and what it imports
 
 

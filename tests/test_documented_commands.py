@@ -33,7 +33,7 @@ from pathlib import Path
 
 import pytest
 from helpers import COMMAND_STARTS as STARTS
-from helpers import ROOT, clone_worktree
+from helpers import ROOT, clone_worktree, release_builds
 
 SLOW_FIXTURES = {"ran"}  # tests/slow.py: every documented command, run in a clone
 
@@ -126,8 +126,9 @@ COMMANDS = commands()
 # ------------------------------------------------------------------------------------------------ running them
 
 def _environment(envs: Path, books: Path) -> dict:
+    # The older release CONTRIBUTING's `versions` command names, as PyTorch's CPU build where it is on disk.
     return {**os.environ, "NO_MKDOCS_2_WARNING": "1", "TORCHNOTES_ENVS": str(envs), "TORCHNOTES_BOOKS": str(books),
-            "PYTHONDONTWRITEBYTECODE": "1"}
+            "PYTHONDONTWRITEBYTECODE": "1", **release_builds("2.13.0")}
 
 
 def _where_it_runs(clone: Path, text: str) -> Path:

@@ -10,6 +10,7 @@ import sys
 import textwrap
 from pathlib import Path
 
+import pytest
 from helpers import ROOT
 
 # One process: make (or reuse) the environment of release 9.9.9 as if pip took a second, under a checkout whose
@@ -65,3 +66,61 @@ def test_two_checkouts_at_once_share_one_environment_each_through_its_own_view(t
     again = make(tmp_path, moved)
     assert again.communicate(timeout=120)[0].count("LOG") == 0 and again.returncode == 0
     assert (tmp_path / "made.txt").read_text() == "9.9.9\n"
+
+
+def test_a_build_of_pytorchs_own_is_an_environment_of_its_own_named_by_it(tmp_path):
+    (tmp_path / "requirements.txt").write_text("torch==2.15.0\n")
+    base = tmp_path / "checkout" / "site-packages"
+    base.mkdir(parents=True)
+    env = {**os.environ, "TORCHNOTES_ENVS": str(tmp_path / "envs"), "PYTHONPATH": str(ROOT), "TORCHNOTES_TORCH_BUILD": "cpu"}
+    done = subprocess.run([sys.executable, "-c", MAKE, str(tmp_path / "requirements.txt"), str(base), str(tmp_path / "made.txt")],
+                          env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert "LOG torch 9.9.9+cpu: creating its environment in" in done.stdout
+    assert (tmp_path / "made.txt").read_text() == "9.9.9+cpu\n"
+    made = [p.name for p in (tmp_path / "envs").iterdir() if not p.name.startswith(".")]
+    assert len(made) == 1 and made[0].startswith("torch-9.9.9+cpu-py"), made
+    python = done.stdout.splitlines()[-1]
+    seen = subprocess.run([python, "-c", "import torch; print(torch.__version__)"], capture_output=True, text=True, check=True)
+    assert seen.stdout.strip() == "9.9.9+cpu"
+    # The kernel keeps the release's name, as versions.yml lists it.
+    assert (Path(python).parents[1] / "share" / "jupyter" / "kernels" / "torchnotes-torch-9.9.9" / "kernel.json").exists()
+
+
+def test_the_build_variable_takes_only_a_local_version_label_and_a_listed_label_wins(monkeypatch):
+    from torchnotes.errors import VersionsInvalid
+    from torchnotes.versions.envs import wheel_version
+
+    monkeypatch.delenv("TORCHNOTES_TORCH_BUILD", raising=False)
+    assert wheel_version("2.13.0") == "2.13.0"
+    for unset in ("", "  "):
+        monkeypatch.setenv("TORCHNOTES_TORCH_BUILD", unset)
+        assert wheel_version("2.13.0") == "2.13.0"
+    monkeypatch.setenv("TORCHNOTES_TORCH_BUILD", "cu126")
+    assert wheel_version("2.13.0") == "2.13.0+cu126"
+    assert wheel_version("2.13.0+cpu") == "2.13.0+cpu"
+    for bad in ("CPU", "cpu;rm -rf", "+cpu", "cpu..1", "cpu/whl"):
+        monkeypatch.setenv("TORCHNOTES_TORCH_BUILD", bad)
+        with pytest.raises(VersionsInvalid) as raised:
+            wheel_version("2.13.0")
+        message = str(raised.value)
+        assert message.startswith("TORCHNOTES_TORCH_BUILD: ") and repr(bad) in message
+        assert "set TORCHNOTES_TORCH_BUILD=cpu" in message
+
+
+def test_a_build_pip_cannot_find_says_where_pip_looks_for_pytorchs_builds(tmp_path, monkeypatch):
+    from torchnotes.errors import VersionInstallFailed
+    from torchnotes.versions.envs import ensure_env
+
+    (tmp_path / "requirements.txt").write_text("torch==2.15.0\n")
+    (tmp_path / "wheels").mkdir()
+    monkeypatch.setenv("TORCHNOTES_ENVS", str(tmp_path / "envs"))
+    monkeypatch.setenv("TORCHNOTES_TORCH_BUILD", "cpu")
+    monkeypatch.setenv("PIP_NO_INDEX", "1")  # nothing read from an index: the find-links folder is empty
+    monkeypatch.setenv("PIP_FIND_LINKS", str(tmp_path / "wheels"))
+    with pytest.raises(VersionInstallFailed) as raised:
+        ensure_env("2.13.0", tmp_path / "requirements.txt")
+    message = str(raised.value)
+    assert message.startswith("versions.yml: pip cannot install torch 2.13.0+cpu")
+    assert "https://download.pytorch.org/whl/cpu" in message and "unset TORCHNOTES_TORCH_BUILD" in message
+    assert [p.name for p in (tmp_path / "envs").iterdir() if not p.name.startswith(".")] == []  # nothing half-made

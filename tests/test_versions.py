@@ -17,7 +17,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from helpers import ROOT, code, fixture_copy, page
+from helpers import ROOT, code, cpu_wheel, fixture_copy, page
 
 from torchnotes.errors import InvalidTags, VersionsInvalid
 from torchnotes.pages.read import read_page
@@ -28,8 +28,7 @@ SLOW_FIXTURES = {"envs"}  # tests/slow.py: torch 2.13 installed, the fixture sit
 
 # 2.13.0's CPU wheel where one lies on disk (these machines keep it in a pip find-links folder: a small, fast
 # install); PyPI's own 2.13.0 wheel elsewhere. Either way a real release, really installed and executed.
-WHEELS = [Path(p) for p in (os.environ.get("PIP_FIND_LINKS", "") + " /opt/wheels").split() if Path(p).is_dir()]
-CPU_WHEEL = next((w for folder in WHEELS for w in folder.glob("torch-2.13.0+cpu-*.whl")), None)
+CPU_WHEEL = cpu_wheel("2.13.0")
 OLD = "2.13.0+cpu" if CPU_WHEEL else "2.13.0"
 PRIMARY = pinned_torch(ROOT / "requirements.txt")
 

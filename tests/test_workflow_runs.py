@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from helpers import ROOT
+from helpers import ROOT, release_builds
 
 pytestmark = pytest.mark.slow  # runs the workflows with act, each job in a clone
 
@@ -46,14 +46,16 @@ def steps_run(log: str, job: str) -> list[str]:
 
 
 def test_the_deploy_workflow_publishes_the_site_both_books_and_both_offline_zips(tmp_path, built_site, version_envs, kept_books):
-    # One older release: 2.13.0, whose CPU wheel these machines keep on disk (a small install, no download).
+    # One older release: 2.13.0, as PyTorch's CPU build where its wheel is on disk (these machines keep it: a small
+    # install and no download, where PyPI's CUDA build filled CI's disk).
     listed = yaml.safe_load((ROOT / "versions.yml").read_text())["versions"][1:]
     compared = "2.13.0" if "2.13.0" in listed else listed[0]
     # Six shards (the repository variable SHARDS), and the last of them: the plan hands the longest pages out first,
     # so shard 6 is a sixth of the pages without the longest (advanced/cpp compiles its extension under each release).
     done = run_workflow("deploy.yml", tmp_path, "--var", "SHARDS=6", "--matrix", "shard:6", "--matrix", f"version:{compared}",
                         "--seed-cache", str(ROOT / ".cache" / "torchnotes"),
-                        env={"TORCHNOTES_ENVS": str(version_envs), "TORCHNOTES_BOOKS": str(kept_books)})
+                        env={"TORCHNOTES_ENVS": str(version_envs), "TORCHNOTES_BOOKS": str(kept_books),
+                             **release_builds(compared)})
     log = done.stdout + done.stderr
     ended = jobs(log)
     assert done.returncode == 0, f"{ended}\n{log[-6000:]}"
@@ -84,6 +86,9 @@ def test_the_pull_request_workflow_runs_the_ci_entry_point_and_writes_its_summar
     assert re.search(r"\d+ passed", log), "the CI entry point ran no test"
     assert "### Pages:" in log or (tmp_path / "store" / "artifacts" / "site" / "index.html").exists()
     assert (tmp_path / "store" / "artifacts" / "site" / "zh" / "index.html").exists()
+    # The job's workspace was in the run's folder, and went with the run (not left in ~/.cache/act).
+    assert re.search(rf"{re.escape(str(tmp_path / 'jobs'))}/\w+/hostexecutor", log), log[-3000:]
+    assert not (tmp_path / "jobs").exists()
 
 
 def test_an_upgrade_to_a_release_pip_cannot_install_fails_the_workflow_visibly(tmp_path):

@@ -5,6 +5,10 @@ It is keyed by what it holds (the release, the requirements, the Python), never 
 every checkout and clone with the same requirements uses one, made once (a file lock makes a second process wait
 for the first one's install). Each checkout sees it through a view of its own (a tiny venv under the environment's
 views/, named by the checkout's site-packages) whose interpreter puts the release's packages before the checkout's.
+
+A release is PyPI's wheel of it, exactly: on Linux the CUDA build, about 4 GB with its NVIDIA libraries.
+TORCHNOTES_TORCH_BUILD=cpu installs PyTorch's CPU build of it instead (torch===2.13.0+cpu, about 0.7 GB), which
+pip finds on PyTorch's own index or in a find-links folder: for machines without a GPU, short of disk.
 """
 
 from __future__ import annotations
@@ -13,6 +17,7 @@ import hashlib
 import json
 import os
 import platform
+import re
 import shutil
 import subprocess
 import sys
@@ -23,10 +28,13 @@ from pathlib import Path
 
 from filelock import FileLock
 
-from torchnotes.errors import VersionInstallFailed
+from torchnotes.errors import VersionInstallFailed, VersionsInvalid
 from torchnotes.log import logger
 
 CONFIG = "versions.yml"
+BUILD = "TORCHNOTES_TORCH_BUILD"
+# A PEP 440 local version label: what follows the + of 2.13.0+cpu (cpu, cu126, rocm6.4).
+LABEL = re.compile(r"[a-z0-9]+(\.[a-z0-9]+)*")
 
 
 def envs_dir() -> Path:
@@ -52,6 +60,18 @@ class VersionEnv:
         return self.view / "share" / "jupyter"
 
 
+def wheel_version(version: str) -> str:
+    """The torch pip installs for a release of versions.yml: the release itself (PyPI's wheel), or with
+    TORCHNOTES_TORCH_BUILD its build of PyTorch's own (2.13.0+cpu). A release listed with a label keeps it."""
+    build = os.environ.get(BUILD, "").strip()
+    if not build or "+" in version:
+        return version
+    if not LABEL.fullmatch(build):
+        raise VersionsInvalid(BUILD, f"{build!r} is not a build of PyTorch's (a local version label such as cpu or cu126)",
+                              hint=f"set {BUILD}=cpu for PyTorch's CPU builds, or unset it for PyPI's wheels")
+    return f"{version}+{build}"
+
+
 def ensure_env(version: str, requirements: Path, *, known_path: str | None = None) -> VersionEnv:
     """The environment of one release, created (or created again) when missing, incomplete or out of date, and this
     checkout's view of it.
@@ -59,13 +79,14 @@ def ensure_env(version: str, requirements: Path, *, known_path: str | None = Non
     It is built beside its final place and moved there only once pip succeeded: a failed install leaves nothing.
     A file lock makes a second process (another clone, a test) wait for the first one's install, then use it.
     """
+    wheel = wheel_version(version)
     constraints = _constraints_hash(requirements)
     # The constraints in the name: two projects (or a test site) with other requirements keep their own.
-    name = f"torch-{version}-py{sys.version_info.major}.{sys.version_info.minor}-{constraints[:8]}"
+    name = f"torch-{wheel}-py{sys.version_info.major}.{sys.version_info.minor}-{constraints[:8]}"
     path = envs_dir() / name
     path.parent.mkdir(parents=True, exist_ok=True)
     with FileLock(str(path.parent / f".{name}.lock")):
-        _ensure_shared(path, version, requirements, constraints, known_path)
+        _ensure_shared(path, wheel, requirements, constraints, known_path)
         return VersionEnv(version, path, _view(path, version))
 
 
@@ -109,7 +130,11 @@ def _create(folder: Path, version: str, requirements: Path) -> None:
     done = subprocess.run(command, capture_output=True, text=True, check=False)
     if done.returncode != 0:
         tail = "\n".join(line for line in done.stderr.splitlines() if "is ignored" not in line)[-1500:]
-        raise VersionInstallFailed(CONFIG, f"pip cannot install torch {version}", details=tail)
+        hint = None
+        if "+" in version and os.environ.get(BUILD):
+            hint = (f"pip finds PyTorch's builds on its own index (PIP_EXTRA_INDEX_URL=https://download.pytorch.org/whl/"
+                    f"{version.split('+')[1]}) or in a find-links folder; or unset {BUILD} for PyPI's wheel")
+        raise VersionInstallFailed(CONFIG, f"pip cannot install torch {version}", hint=hint, details=tail)
     base.unlink()
 
 
