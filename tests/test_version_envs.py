@@ -35,8 +35,8 @@ MAKE = textwrap.dedent("""
 """)
 
 
-def make(tmp_path: Path, base: Path) -> subprocess.Popen:
-    env = {**os.environ, "TORCHNOTES_ENVS": str(tmp_path / "envs"), "PYTHONPATH": str(ROOT)}
+def make(tmp_path: Path, base: Path, **variables: str) -> subprocess.Popen:
+    env = {**os.environ, "TORCHNOTES_ENVS": str(tmp_path / "envs"), "PYTHONPATH": str(ROOT), **variables}
     return subprocess.Popen([sys.executable, "-c", MAKE, str(tmp_path / "requirements.txt"), str(base),
                              str(tmp_path / "made.txt")], env=env, stdout=subprocess.PIPE, text=True)
 
@@ -72,15 +72,14 @@ def test_a_build_of_pytorchs_own_is_an_environment_of_its_own_named_by_it(tmp_pa
     (tmp_path / "requirements.txt").write_text("torch==2.15.0\n")
     base = tmp_path / "checkout" / "site-packages"
     base.mkdir(parents=True)
-    env = {**os.environ, "TORCHNOTES_ENVS": str(tmp_path / "envs"), "PYTHONPATH": str(ROOT), "TORCHNOTES_TORCH_BUILD": "cpu"}
-    done = subprocess.run([sys.executable, "-c", MAKE, str(tmp_path / "requirements.txt"), str(base), str(tmp_path / "made.txt")],
-                          env=env, capture_output=True, text=True, timeout=120)
-    assert done.returncode == 0, done.stderr
-    assert "LOG torch 9.9.9+cpu: creating its environment in" in done.stdout
+    running = make(tmp_path, base, TORCHNOTES_TORCH_BUILD="cpu")
+    output = running.communicate(timeout=120)[0]
+    assert running.returncode == 0, output
+    assert "LOG torch 9.9.9+cpu: creating its environment in" in output
     assert (tmp_path / "made.txt").read_text() == "9.9.9+cpu\n"
     made = [p.name for p in (tmp_path / "envs").iterdir() if not p.name.startswith(".")]
     assert len(made) == 1 and made[0].startswith("torch-9.9.9+cpu-py"), made
-    python = done.stdout.splitlines()[-1]
+    python = output.splitlines()[-1]
     seen = subprocess.run([python, "-c", "import torch; print(torch.__version__)"], capture_output=True, text=True, check=True)
     assert seen.stdout.strip() == "9.9.9+cpu"
     # The kernel keeps the release's name, as versions.yml lists it.

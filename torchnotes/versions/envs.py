@@ -131,7 +131,7 @@ def _create(folder: Path, version: str, requirements: Path) -> None:
     if done.returncode != 0:
         tail = "\n".join(line for line in done.stderr.splitlines() if "is ignored" not in line)[-1500:]
         hint = None
-        if "+" in version and os.environ.get(BUILD):
+        if "+" in version:  # a build of PyTorch's own, which PyPI does not have
             hint = (f"pip finds PyTorch's builds on its own index (PIP_EXTRA_INDEX_URL=https://download.pytorch.org/whl/"
                     f"{version.split('+')[1]}) or in a find-links folder; or unset {BUILD} for PyPI's wheel")
         raise VersionInstallFailed(CONFIG, f"pip cannot install torch {version}", hint=hint, details=tail)
