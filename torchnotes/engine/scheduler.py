@@ -50,7 +50,10 @@ class Engine:
         self.root = Path(settings.root).resolve()
         self.entries = PageCache(self.cache, env, kernel, self.root, packages=run.packages)
         self.jobs = run.jobs or settings.jobs or os.cpu_count() or 1
-        self.options = Options(kernel=kernel, timeout=settings.timeout, memory_limit_mb=settings.memory_limit_mb,
+        # An address-space limit (RLIMIT_AS) stops CUDA from starting: its runtime reserves virtual address space of
+        # the size of the GPU's and the host's memory ("cudaGetDeviceCount ... Error 2: out of memory", seen on an H200).
+        memory_limit_mb = 0 if env.cuda else settings.memory_limit_mb
+        self.options = Options(kernel=kernel, timeout=settings.timeout, memory_limit_mb=memory_limit_mb,
                                cuda=env.cuda, page_timeout=run.page_timeout, root=self.root,
                                extensions_dir=self.folder.extensions(env.torch, env.python), fonts=env.fonts,
                                keep_going=run.keep_going)

@@ -11,6 +11,10 @@ REMOVE_CELL = "remove-cell"
 HIDE_INPUT = "hide-input"
 HIDE_OUTPUT = "hide-output"
 VOLATILE = "volatile"
+# A Markdown region that asks an exercise, and the code cell under it that solves it (torchnotes/publish/features/
+# exercises.py): the build runs the solution, and its assert checks it.
+EXERCISE = "exercise"
+SOLUTION = "solution"
 # Tests record cells under this tag on CPU through the GPU recordings' code path; TAGS does not accept it, so no
 # real page can carry it.
 RECORDED_TEST = "recorded-test"
@@ -24,5 +28,7 @@ TAGS = {
     REMOVE_CELL: "run the code, hide code and output",
     HIDE_INPUT: "code collapsed behind a click",
     HIDE_OUTPUT: "output collapsed behind a click",
+    SOLUTION: "the solution of the exercise above it (a '<!-- #region tags=[\"exercise\"] -->' region): run and "
+              "checked by the build (an assert, or raises-exception), folded on the site, hidden in the notebook",
     VOLATILE: "the output varies from run to run for a reason given in reason=; never compared across torch versions",
 }
