@@ -184,3 +184,22 @@ def test_a_notebook_is_written_once_per_content(tmp_path, monkeypatch):
     assert checks.notebook_text(notebook, pages.Reader(tmp_path / "parsed")) == text and len(writes) == 1  # the next build
     notebook.cells[0].source = "Other prose."
     assert "Other prose." in checks.notebook_text(notebook, reader) and len(writes) == 2
+
+
+def test_a_cell_fingerprints_the_same_under_python_3_12s_tokens():
+    """A GPU machine's Python 3.12 numbers OP 55 and splits f-strings into FSTRING_* tokens: its recordings were all
+    'out of date' on the 3.11 build until the fingerprint read 3.12's tokens as 3.11 reads the same code."""
+    source = 'x = f"a {y!r:>{w}}"  # why\nprint(x)\n'
+    # What tokenize gives on Python 3.12.1 for this source (name, text, start, end).
+    py312 = [("NAME", "x", (1, 0), (1, 1)), ("OP", "=", (1, 2), (1, 3)), ("FSTRING_START", 'f"', (1, 4), (1, 6)),
+             ("FSTRING_MIDDLE", "a ", (1, 6), (1, 8)), ("OP", "{", (1, 8), (1, 9)), ("NAME", "y", (1, 9), (1, 10)),
+             ("OP", "!", (1, 10), (1, 11)), ("NAME", "r", (1, 11), (1, 12)), ("OP", ":", (1, 12), (1, 13)),
+             ("FSTRING_MIDDLE", ">", (1, 13), (1, 14)), ("OP", "{", (1, 14), (1, 15)), ("NAME", "w", (1, 15), (1, 16)),
+             ("OP", "}", (1, 16), (1, 17)), ("OP", "}", (1, 17), (1, 18)), ("FSTRING_END", '"', (1, 18), (1, 19)),
+             ("COMMENT", "# why", (1, 21), (1, 26)), ("NEWLINE", "\n", (1, 26), (1, 27)),
+             ("NAME", "print", (2, 0), (2, 5)), ("OP", "(", (2, 5), (2, 6)), ("NAME", "x", (2, 6), (2, 7)),
+             ("OP", ")", (2, 7), (2, 8)), ("NEWLINE", "\n", (2, 8), (2, 9)), ("ENDMARKER", "", (3, 0), (3, 0))]
+    assert json.dumps(pages.stable_tokens(py312, source), ensure_ascii=False) == pages.code_fingerprint(source)
+    assert pages.stable_tokens(py312, source)[2] == (3, 'f"a {y!r:>{w}}"')  # one STRING, as 3.11 reads it
+    # Numbers fixed at 3.11's, whichever Python runs this: OP is 54 (3.12 says 55).
+    assert pages.stable_tokens([("OP", "=", (1, 0), (1, 1))], "=") == [(54, "=")]

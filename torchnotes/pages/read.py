@@ -183,17 +183,48 @@ def _parse(text: str, path: Path | str) -> dict:
 
 
 def code_fingerprint(source: str) -> str:
-    """The code without comments or blank lines: a translated comment must not re-execute a page."""
+    """The code without comments or blank lines: a translated comment must not re-execute a page. The same on every
+    Python the engine runs under (a GPU machine's may be newer than the build's): see stable_tokens."""
     try:
-        tokens = [
-            (tok.type, tok.string)
-            for tok in tokenize.generate_tokens(io.StringIO(source).readline)
-            if tok.type not in (tokenize.COMMENT, tokenize.NL)
-        ]
+        tokens = [(tokenize.tok_name[tok.type], tok.string, tok.start, tok.end)
+                  for tok in tokenize.generate_tokens(io.StringIO(source).readline)]
     except (tokenize.TokenError, SyntaxError, IndentationError):
         # Broken code keeps its text: it will fail at execution with the kernel's own message.
         return source
-    return json.dumps(tokens, ensure_ascii=False)
+    return json.dumps(stable_tokens(tokens, source), ensure_ascii=False)
+
+
+# Python 3.11's token numbers, which the cache keys, the GPU recordings and the version records were made with.
+# Python 3.12 renumbered OP (54 -> 55) and splits an f-string into FSTRING_* tokens: without this, every cell hashed
+# differently on a GPU machine's Python 3.12, and each of its recordings read as out of date on the 3.11 build.
+_PY311_NUMBERS = {"ENDMARKER": 0, "NAME": 1, "NUMBER": 2, "STRING": 3, "NEWLINE": 4, "INDENT": 5, "DEDENT": 6,
+                  "OP": 54, "ERRORTOKEN": 60}
+
+
+def stable_tokens(tokens: list[tuple[str, str, tuple[int, int], tuple[int, int]]], source: str) -> list[tuple[int, str]]:
+    """(token name, text, start, end) as tokenize gives them, to 3.11's (number, text) without comments and blank
+    lines: an f-string's FSTRING_START ... FSTRING_END becomes the one STRING token 3.11 reads."""
+    lines = source.splitlines(keepends=True)
+    kept: list[tuple[int, str]] = []
+    depth, begin = 0, (0, 0)
+    for name, text, start, end in tokens:
+        if name == "FSTRING_START":
+            depth, begin = depth + 1, (begin if depth else start)
+        elif depth:
+            if name == "FSTRING_END":
+                depth -= 1
+                if not depth:
+                    kept.append((_PY311_NUMBERS["STRING"], _span(lines, begin, end)))
+        elif name not in ("COMMENT", "NL"):
+            kept.append((_PY311_NUMBERS.get(name, -1), text))
+    return kept
+
+
+def _span(lines: list[str], start: tuple[int, int], end: tuple[int, int]) -> str:
+    (row, col), (last, stop) = start, end
+    if row == last:
+        return lines[row - 1][col:stop]
+    return lines[row - 1][col:] + "".join(lines[row:last - 1]) + lines[last - 1][:stop]
 
 
 def _check_front_matter(path: Path, text: str, meta: dict) -> None:
