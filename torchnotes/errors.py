@@ -99,6 +99,21 @@ class OutdatedApi(CellFailed):
             "PyTorch release offers (its release notes name the replacement). A raises-exception tag would only hide it.")
 
 
+class SolutionFailed(CellFailed):
+    """An exercise's solution (a code cell tagged solution) fails its own check: a wrong answer must not publish."""
+
+    hint = ("The solution's assert (or its code) failed: fix the solution, or the exercise above it if it asks "
+            "something else; then run the page again (python -m torchnotes run PAGE).")
+
+
+class InvalidExercise(NotebookError):
+    """An exercise without its solution right under it, or a solution without an exercise above it."""
+
+    hint = ("Write each exercise as a Markdown region <!-- #region tags=[\"exercise\"] --> ... <!-- #endregion -->, "
+            "followed at once by one ```python tags=[\"solution\"] cell that checks its answer (see CONTRIBUTING.md, "
+            "'Exercises').")
+
+
 class CellsFailed(NotebookError):
     """Every failing cell of a page run to its end (the importer's first run): one error each, in details."""
 

@@ -28,6 +28,11 @@ EN = {
     # Under code cells.
     "needs_cuda": "This cell needs a CUDA device. This build ran on {device}, so it shows no output.",
     "not_run": "Shown, not executed.",
+    # Exercises (torchnotes/publish/features/exercises.py): on the page, and the cells of the notebooks.
+    "exercise": "Exercise {number}",
+    "solution": "Solution",
+    "exercise_try": "# Exercise {number}: your answer here. The solution is in the next cell (hidden: click to show it).",
+    "solution_title": "Solution of exercise {number}",
     "expected_error": "Expected error",
     "output": "Output",
     "long_output": "Output ({lines} lines)",
@@ -135,6 +140,10 @@ ZH = {
     "site_name": "PyTorch 笔记",
     "needs_cuda": "此代码单元格需要 CUDA 设备。本次构建运行在 {device} 上，因此没有输出。",
     "not_run": "仅展示，未执行。",
+    "exercise": "练习 {number}",
+    "solution": "参考答案",
+    "exercise_try": "# 练习 {number}：在这里作答。参考答案在下一个单元格里（已隐藏，点击即可展开）。",
+    "solution_title": "练习 {number} 的参考答案",
     "expected_error": "预期的错误",
     "output": "输出",
     "long_output": "输出（{lines} 行）",

@@ -38,9 +38,10 @@ from torchnotes.errors import (
     OutdatedApi,
     OutputTooLarge,
     PageTimeout,
+    SolutionFailed,
 )
 from torchnotes.pages.read import Page
-from torchnotes.pages.tags import NEEDS_CUDA, RAISES, SKIP_EXECUTION
+from torchnotes.pages.tags import NEEDS_CUDA, RAISES, SKIP_EXECUTION, SOLUTION
 
 SETUP_FILE = Path(__file__).parent / "kernel_setup.py"
 
@@ -161,6 +162,8 @@ class _PageRun:
         index = self.current
         cell = None if index is None or index >= len(self.cells) else index + 1
         line = self.lines[index] if cell is not None and index < len(self.lines) else None
+        if cell is not None and issubclass(kind, CellFailed):
+            kind, reason = solution_named(self.cells, index, kind, reason)
         return kind(self.shown, reason, cell=cell, line=line, details=details)
 
     async def execute(self, client: NotebookClient, deadline: float | None) -> NotebookError | None:
@@ -206,6 +209,7 @@ class _PageRun:
             if first is not None and ename in ("NameError", "UnboundLocalError"):
                 kind, evalue = CellFailed, f"{evalue} (probably because code cell {first} failed)"
             line = self.lines[index] if index < len(self.lines) else None
+            kind, evalue = solution_named(self.cells, index, kind, evalue)
             found.append(kind(self.shown, f"{ename}: {evalue}", cell=index + 1, line=line,
                               details=_tail("\n".join(errors[0].get("traceback", [])), 8)))
             first = first or index + 1
@@ -238,6 +242,15 @@ _API_CHANGE = {
     "ImportError": re.compile(r"cannot import name"),
     "RuntimeError": re.compile(r"\b(?:deprecated|no longer supported|has been removed)\b"),
 }
+
+
+def solution_named(cells, index: int, kind, reason: str):
+    """A failing solution cell names its exercise, numbered as the page numbers them (the n-th solution cell solves
+    the n-th exercise: the exercises feature checks that every page pairs them so)."""
+    if SOLUTION not in cells[index].metadata.get("tags", []):
+        return kind, reason
+    number = sum(SOLUTION in cell.metadata.get("tags", []) for cell in cells[:index + 1])
+    return SolutionFailed, f"the solution of exercise {number} fails: {reason}"
 
 
 def error_kind(ename: str, evalue: str) -> type[CellFailed]:

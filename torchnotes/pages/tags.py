@@ -15,6 +15,8 @@ VOLATILE = "volatile"
 # exercises.py): the build runs the solution, and its assert checks it.
 EXERCISE = "exercise"
 SOLUTION = "solution"
+# The tags the renderer marks in the page it writes, for the feature that lays their cells out.
+MARKED = (EXERCISE, SOLUTION)
 # Tests record cells under this tag on CPU through the GPU recordings' code path; TAGS does not accept it, so no
 # real page can carry it.
 RECORDED_TEST = "recorded-test"

@@ -21,7 +21,7 @@ from nbconvert.filters import ansi2html, strip_ansi
 from torchnotes.engine.execute import runnable
 from torchnotes.gpu import Recorded, cell_html
 from torchnotes.pages.read import Page, cell_number
-from torchnotes.pages.tags import HIDE_INPUT, HIDE_OUTPUT, NEEDS_CUDA, REMOVE_CELL, REMOVE_INPUT, REMOVE_OUTPUT
+from torchnotes.pages.tags import HIDE_INPUT, HIDE_OUTPUT, MARKED, NEEDS_CUDA, REMOVE_CELL, REMOVE_INPUT, REMOVE_OUTPUT
 from torchnotes.pages.tokens import substitute
 from torchnotes.publish.cells import cell_anchor, execution_numbers, renumbered
 from torchnotes.publish.zh import join_cjk_lines
@@ -90,10 +90,20 @@ def render_markdown(page: Page, outputs: dict[str, list[dict]], ctx: RenderConte
     for cell in page.notebook.cells:
         if cell.cell_type != "code":
             # A line break between two Chinese characters would show as a space in the browser.
-            parts.append(ctx.conversions.joined(substitute(cell.source, ctx.tokens)))
-            continue
-        parts.append(_render_code_cell(cell, outputs.get(cell.id, []), ctx, labels, counts))
+            part = ctx.conversions.joined(substitute(cell.source, ctx.tokens))
+        else:
+            part = _render_code_cell(cell, outputs.get(cell.id, []), ctx, labels, counts)
+        parts.append(marked(cell, part))
     return "\n\n".join(p for p in parts if p) + "\n"
+
+
+def marked(cell, part: str) -> str:
+    """A cell whose tags a page feature lays out (an exercise and its solution) between two comments naming them,
+    which that feature replaces (torchnotes/publish/features/exercises.py): the renderer knows no feature."""
+    tags = [tag for tag in cell.metadata.get("tags", []) if tag in MARKED]
+    if not tags or not part:
+        return part
+    return f"<!-- cell {' '.join(tags)} -->\n\n{part}\n\n<!-- /cell -->"
 
 
 def _render_code_cell(cell, outs: list[dict], ctx: RenderContext, labels: dict,

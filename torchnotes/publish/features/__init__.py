@@ -3,6 +3,7 @@
 FEATURES. The publisher runs them in this order, and `python -m torchnotes check` runs their checks."""
 
 from torchnotes.publish.features.base import Build, Feature, PageOut
+from torchnotes.publish.features.exercises import Exercises
 from torchnotes.publish.features.gpu import GpuRecordings
 from torchnotes.publish.features.notebook_fonts import NotebookFonts
 from torchnotes.publish.features.notebooks import Notebooks
@@ -19,6 +20,7 @@ FEATURES: list[type[Feature]] = [
     GpuRecordings,
     ReportPage,
     Translations,
+    Exercises,
     NotebookFonts,
     Notebooks,
     Scripts,
