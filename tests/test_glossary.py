@@ -284,3 +284,41 @@ def test_full_width_glosses_fail_on_the_old_text(tmp_path, text, reported):
     from torchnotes.pages.glossary import find_calques
     errors = find_calques(page(tmp_path, text), project_glossary()[1])
     assert [e.reason.split("'")[1] for e in errors] == reported
+
+
+def test_a_twin_marked_to_translate_is_not_held_to_the_glossary(tmp_path, capsys, monkeypatch):
+    """Issue 45 §1: an imported tutorial's zh twin is the English text under a notice; check failed it on every
+    glossary word of that English ('Checkpoint' is not the glossary's term; never writes 步幅), so CI stayed red
+    until the whole page was translated. Once the marker goes, the glossary applies."""
+    (tmp_path / "docs" / "en").mkdir(parents=True)
+    (tmp_path / "docs" / "zh").mkdir(parents=True)
+    english = "---\ntitle: P\ndescription: A page.\n---\n\n# P\n\nSave a checkpoint; each dimension has a stride.\n"
+    (tmp_path / "docs" / "en" / "p.md").write_text(english)
+    zh = tmp_path / "docs" / "zh" / "p.md"
+    zh.write_text(english.replace("# P\n", "# P\n\n<!-- torchnotes: to translate -->\n"), encoding="utf-8")
+    (tmp_path / "mkdocs.yml").write_text("site_name: t\nplugins:\n  - torchnotes\n", encoding="utf-8")
+    (tmp_path / "CONTRIBUTING.zh.md").write_text(ROOT.joinpath("CONTRIBUTING.zh.md").read_text(encoding="utf-8"))
+    monkeypatch.chdir(tmp_path)
+    assert main(["check"]) == 0, capsys.readouterr().err
+    # The translator's first pass: the marker removed, one English word left behind.
+    zh.write_text("---\ntitle: 页\ndescription: 一页。\n---\n\n# 页\n\n保存一个 checkpoint；每个维度都有步幅。\n",
+                  encoding="utf-8")
+    assert main(["check"]) == 1
+    err = capsys.readouterr().err
+    assert "docs/zh/p.md:8: 'checkpoint' is not the glossary's term: use 检查点" in err
+
+
+@pytest.mark.parametrize("text, reported", [
+    # issue 47 §5: one set of Chinese terms
+    ("张量按身份哈希。\n", ["身份"]),
+    ("张量按标识哈希；eval 模式下 Dropout 是恒等映射。\n", []),
+    ("sum 是一种规约运算。\n", ["规约"]),
+    ("sum 是一种归约 (reduction) 运算。\n", []),
+    ("每个 Python kernel 都是新的。\n", ["kernel"]),
+    ("每个 Python 内核都是新的；CUDA 内核 (kernel) 异步执行。\n", []),
+    ("[原始笔记 004](../sources.md#note-004) 写道\n", ["原始笔记"]),
+    ("[原笔记 004](../sources.md#note-004) 写道\n", []),
+])
+def test_issue_47_terms_fail_on_the_old_text(tmp_path, text, reported):
+    errors = find_forbidden(page(tmp_path, text), project_glossary()[0])
+    assert [e.reason.split("'")[1] for e in errors] == reported

@@ -11,7 +11,7 @@ from torchnotes.cli.common import all_pages, environment
 from torchnotes.engine.scheduler import Engine, Run
 from torchnotes.errors import NotebookError
 from torchnotes.log import logger
-from torchnotes.pages.checks import page_paths, sync_pairs
+from torchnotes.pages.checks import page_paths, sync_pairs, untranslated_pages
 from torchnotes.pages.freshness import Ledger
 from torchnotes.pages.glossary import check_terms
 from torchnotes.pages.notes import check_note_mentions
@@ -48,7 +48,11 @@ def check(settings: Settings, args) -> int:
     glossary = settings.root / "CONTRIBUTING.zh.md"
     if "zh" in langs and glossary.exists():
         # One term per concept on the Chinese pages: the 术语表 in CONTRIBUTING.zh.md.
-        errors += check_terms(page_paths(docs, "zh"), glossary, docs / "en" if "en" in langs else None, docs / "zh")
+        # A twin still marked "to translate" is the English text under a notice (an imported tutorial, say): the
+        # Chinese glossary has nothing to hold it to until a translator removes the marker.
+        untranslated = set(untranslated_pages(docs, langs))
+        translated = [page for page in page_paths(docs, "zh") if page not in untranslated]
+        errors += check_terms(translated, glossary, docs / "en" if "en" in langs else None, docs / "zh")
     for error in errors:
         logger.error(error.message)
     gpu = next(f for f in build.features if isinstance(f, GpuRecordings))
