@@ -99,6 +99,14 @@ class OutdatedApi(CellFailed):
             "PyTorch release offers (its release notes name the replacement). A raises-exception tag would only hide it.")
 
 
+class WroteIntoPages(CellFailed):
+    """A page wrote (or removed) a file in the pages' folder, docs/: the site would publish it and the cache would
+    take it for an input. The kernel refuses the write before anything is written."""
+
+    hint = ("Write by a relative path (the page runs in a scratch folder of its own) or into tempfile.TemporaryDirectory(); "
+            "never into docs/.")
+
+
 class SolutionFailed(CellFailed):
     """An exercise's solution (a code cell tagged solution) fails its own check: a wrong answer must not publish."""
 

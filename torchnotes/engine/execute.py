@@ -6,6 +6,7 @@ import asyncio
 import os
 import re
 import shutil
+import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -39,6 +40,7 @@ from torchnotes.errors import (
     OutputTooLarge,
     PageTimeout,
     SolutionFailed,
+    WroteIntoPages,
 )
 from torchnotes.pages.read import Page
 from torchnotes.pages.tags import NEEDS_CUDA, RAISES, SKIP_EXECUTION, SOLUTION
@@ -67,6 +69,7 @@ class Options:
     extensions_dir: Path | None = None  # torch's JIT extension cache, kept with the execution cache
     fonts: str = ""  # fonts.font_fingerprint: a kernel rescans matplotlib's fonts when it changes
     keep_going: bool = False  # run every cell past a failing one and report them all (CellsFailed)
+    protected: Path | None = None  # the pages' folder (docs/): no kernel may write into it (kernel_setup._guard_pages)
 
 
 def kernel_env(options: Options) -> dict[str, str]:
@@ -79,11 +82,23 @@ def kernel_env(options: Options) -> dict[str, str]:
         "TORCHNOTES_BUILD_PID": str(os.getpid()),
         "TORCHNOTES_FONTS": options.fonts,
     })
+    if options.protected is not None:
+        env["TORCHNOTES_PROTECTED"] = str(Path(options.protected).resolve())
     if options.extensions_dir is not None:
         # Compiled extensions (load_inline) outlive the kernel: one compile serves both languages and later
         # builds. torch keys each on its name and sources; the folder is per torch build and Python.
         env["TORCH_EXTENSIONS_DIR"] = str(Path(options.extensions_dir).resolve())
     return env
+
+
+def work_folder(folder: Path) -> str:
+    """The folder a page's kernel runs in: its own, holding a link to each file and folder beside the page, so that
+    the page reads its data by a relative path as before, and what it writes (torch.save("model.pt")) lands here,
+    never beside the page, where the site would publish it (issue 45)."""
+    work = tempfile.mkdtemp(prefix="torchnotes-page-")
+    for entry in sorted(Path(folder).resolve().iterdir()):
+        os.symlink(entry, os.path.join(work, entry.name))
+    return work
 
 
 def runnable(cell, cuda: bool) -> bool:
@@ -96,12 +111,14 @@ async def execute_page(page: Page, options: Options, display_path: str | None = 
     """deadline: time.monotonic() by which the whole build must be done (BuildTimeout past it)."""
     run = _PageRun(page, options, display_path or str(page.path))
     sockets = temp_folder()  # IPC sockets in a private folder: no TCP ports to collide on, no plaintext-TCP warning
+    work = work_folder(page.path.parent)
     result = Execution()
     begin = time.perf_counter()
     try:
-        result.error = await run.execute(run.client(sockets), deadline)
+        result.error = await run.execute(run.client(sockets, work), deadline)
     finally:
         shutil.rmtree(sockets, ignore_errors=True)
+        shutil.rmtree(work, ignore_errors=True)  # the links go, never what they point to
     result.seconds = round(time.perf_counter() - begin, 3)
     result.cell_seconds = run.seconds
     record_outputs = run.notebook.cells.pop().get("outputs", [])
@@ -144,7 +161,7 @@ class _PageRun:
         if cell_index < len(self.seconds):
             self.seconds[cell_index] = round(time.perf_counter() - self.started.get(cell_index, time.perf_counter()), 3)
 
-    def client(self, sockets: str) -> NotebookClient:
+    def client(self, sockets: str, work: str) -> NotebookClient:
         options = self.options
         config = Config({"KernelManager": {"transport": "ipc", "ip": os.path.join(sockets, "kernel")}})
         # nbclient shuts down only the kernels of managers it made itself: hand it the class, not an instance.
@@ -152,7 +169,7 @@ class _PageRun:
         return NotebookClient(
             self.notebook, **managers, config=config, kernel_name=options.kernel,
             timeout=self.page.timeout or options.timeout, allow_errors=options.keep_going, record_timing=False,
-            resources={"metadata": {"path": str(self.page.path.parent.resolve())}},
+            resources={"metadata": {"path": work}},
             extra_arguments=[f"--IPKernelApp.exec_files={[str(SETUP_FILE)]}", "--HistoryManager.enabled=False"],
             # The clock runs from the execute request to its reply: on_cell_complete fires before the cell has run.
             on_cell_execute=self.on_start, on_cell_executed=self.on_complete,
@@ -253,11 +270,17 @@ def solution_named(cells, index: int, kind, reason: str):
     return SolutionFailed, f"the solution of exercise {number} fails: {reason}"
 
 
+# What kernel_setup._guard_pages raises for a write into the pages' folder.
+WROTE_INTO_PAGES = "[torchnotes] the page writes into the pages' folder"
+
+
 def error_kind(ename: str, evalue: str) -> type[CellFailed]:
     """The error type of a cell that raised: a package that is not installed (the fix is in requirements.txt), an
     API change (the fix is in the code), or a failure (the code, or a raises-exception tag when it is the point)."""
     if ename == "ModuleNotFoundError":
         return MissingModule
+    if ename == "PermissionError" and evalue.startswith(WROTE_INTO_PAGES):
+        return WroteIntoPages
     pattern = _API_CHANGE.get(ename.rsplit(".", 1)[-1])
     return OutdatedApi if pattern is not None and pattern.search(evalue) else CellFailed
 

@@ -16,6 +16,40 @@ def _die_with_the_build(os, sys):
         os._exit(1)
 
 
+def _guard_pages(os, sys):
+    """The page runs in a scratch folder of its own, which links the files beside the page (torchnotes.engine.
+    execute.work_folder): what it writes by a relative path stays there. A write that reaches the pages' folder
+    anyway (through a link, or an absolute path) is refused before anything is written, so nothing a page makes is
+    published, nor taken for an input of its cache entry."""
+    protected = os.environ.get("TORCHNOTES_PROTECTED")
+    if not protected:
+        return
+    top = os.path.realpath(protected) + os.sep
+    write = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND
+    changes = {"os.remove": (0,), "os.rmdir": (0,), "os.mkdir": (0,), "os.rename": (0, 1), "os.symlink": (1,),
+               "os.link": (1,), "os.truncate": (0,), "shutil.rmtree": (0,), "shutil.move": (0, 1)}
+
+    def refused(path):
+        if isinstance(path, bytes):
+            path = os.fsdecode(path)
+        if not isinstance(path, str):
+            return False
+        return os.path.realpath(path).startswith(top)
+
+    def audit(event, args):
+        if event == "open":
+            path, mode, flags = args
+            writes = (mode is None and flags & write) or (mode is not None and any(c in mode for c in "wax+"))
+            paths = (path,) if writes else ()
+        else:
+            paths = tuple(args[i] for i in changes.get(event, ()) if i < len(args))
+        for path in paths:
+            if refused(path):
+                raise PermissionError(f"[torchnotes] the page writes into the pages' folder: {os.path.realpath(path)}")
+
+    sys.addaudithook(audit)
+
+
 def _record_inputs(os, sys):
     """Which project files the page reads or imports, and which packages it uses, for the cache entry.
 
@@ -195,6 +229,7 @@ def _torchnotes_setup():
 
     _die_with_the_build(os, sys)  # noqa: F821 (deleted from the namespace after the call below)
     _record_inputs(os, sys)  # noqa: F821
+    _guard_pages(os, sys)  # noqa: F821
 
     import numpy
     import torch
@@ -218,4 +253,4 @@ def _torchnotes_setup():
 
 
 _torchnotes_setup()
-del _torchnotes_setup, _die_with_the_build, _record_inputs, _packages, _realpaths, _rescan_fonts, _when_imported, _configure_matplotlib
+del _torchnotes_setup, _die_with_the_build, _record_inputs, _guard_pages, _packages, _realpaths, _rescan_fonts, _when_imported, _configure_matplotlib

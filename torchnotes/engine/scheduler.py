@@ -56,7 +56,7 @@ class Engine:
         self.options = Options(kernel=kernel, timeout=settings.timeout, memory_limit_mb=memory_limit_mb,
                                cuda=env.cuda, page_timeout=run.page_timeout, root=self.root,
                                extensions_dir=self.folder.extensions(env.torch, env.python), fonts=env.fonts,
-                               keep_going=run.keep_going)
+                               keep_going=run.keep_going, protected=Path(settings.root) / settings.docs_dir)
         self.build_timeout = run.build_timeout
         self.fork = run.fork  # kernels forked from a zygote that has imported torch (torchnotes.engine.zygote)
         self.zygotes = zygotes  # a session's (kept across its builds); without, one zygote per build
