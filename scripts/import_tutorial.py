@@ -32,7 +32,8 @@ from tutorial_rst import TutorialImportError, convert_text  # noqa: E402
 
 from torchnotes.engine.environment import probe  # noqa: E402
 from torchnotes.engine.scheduler import Engine, Run  # noqa: E402
-from torchnotes.pages.checks import TRANSLATE_MARKER, sync_pairs  # noqa: E402
+from torchnotes.pages.translations import TRANSLATE_MARKER  # noqa: E402
+from torchnotes.publish.paired import sync_pairs  # noqa: E402
 from torchnotes.settings import load as load_settings  # noqa: E402
 
 CELL = "TORCHNOTESCODECELL{}"  # a code cell's place in the text handed to pandoc: one plain word survives it

@@ -13,7 +13,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from torchnotes.pages.checks import sync_pairs  # noqa: E402
+from torchnotes.publish.paired import sync_pairs  # noqa: E402
 
 TEMPLATE = {
     "en": """---

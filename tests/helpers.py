@@ -37,11 +37,11 @@ FIXTURE_SITE = ROOT / "tests" / "fixtures" / "site"
 
 def fixture_copy(folder: Path, name: str = "site-src", *, synced: bool = True) -> Path:
     """A copy of the fixture site (both languages, every feature) in folder/name; synced: its notebooks paired
-    with its pages (torchnotes.pages.checks.sync_pairs), ready to build. The one way a test copies the fixture."""
+    with its pages (torchnotes.publish.paired.sync_pairs), ready to build. The one way a test copies the fixture."""
     src = Path(folder) / name
     shutil.copytree(FIXTURE_SITE, src)
     if synced:
-        from torchnotes.pages.checks import sync_pairs
+        from torchnotes.publish.paired import sync_pairs
 
         sync_pairs(src / "docs", src / "notebooks", ["en", "zh"])
     return src

@@ -10,7 +10,7 @@ import pytest
 from browser_support import base_path
 from helpers import build, fixture_copy
 
-from torchnotes.pages.checks import sync_pairs
+from torchnotes.publish.paired import sync_pairs
 from torchnotes.strings import strings
 
 

@@ -6,7 +6,8 @@ from helpers import code, page
 
 from torchnotes.cli import main as cli
 from torchnotes.errors import MissingTranslation, PairOutOfSync
-from torchnotes.pages.checks import check_pairs, check_translations, sync_pairs
+from torchnotes.pages.translations import check_translations
+from torchnotes.publish.paired import check_pairs, sync_pairs
 
 LANGS = ["en", "zh"]
 

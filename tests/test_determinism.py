@@ -12,7 +12,7 @@ from helpers import ROOT
 
 from torchnotes.engine.cache import Cache
 from torchnotes.engine.scheduler import Engine, Run
-from torchnotes.pages.checks import page_paths
+from torchnotes.pages.listing import page_paths
 from torchnotes.settings import load as load_settings
 
 

@@ -14,7 +14,7 @@ from bs4 import BeautifulSoup
 from helpers import build, code, fixture_copy, page
 from nbclient import NotebookClient
 
-from torchnotes.pages.checks import sync_pairs
+from torchnotes.publish.paired import sync_pairs
 
 QUESTION_1 = "Without running it: what shape does `x[:, None]` have?"
 DRILL = (code("import torch\nx = torch.zeros(2, 3)") + "## Check yourself\n\n"

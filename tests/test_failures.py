@@ -16,7 +16,7 @@ import pytest
 from helpers import code, page
 
 from torchnotes.engine.cache import Cache
-from torchnotes.pages.checks import sync_pairs
+from torchnotes.publish.paired import sync_pairs
 
 CONFIG = "site_name: t\nplugins:\n  - torchnotes:\n      languages: [en, zh]\n      memory_limit_mb: 4096\n"
 GOOD = code("print('fixed')")

@@ -22,7 +22,7 @@ from matplotlib import font_manager
 from torchnotes.engine.explain import explain
 from torchnotes.engine.fonts import font_files, font_fingerprint
 from torchnotes.errors import MissingGlyph
-from torchnotes.pages.checks import sync_pairs
+from torchnotes.publish.paired import sync_pairs
 
 FIGURE = code("""
     import matplotlib.pyplot as plt

@@ -47,3 +47,99 @@ def test_the_root_is_defined_once():
     defining = [path.name for path in sorted(TESTS.glob("*.py")) for node in ast.parse(path.read_text()).body
                 if isinstance(node, ast.Assign) and any(getattr(t, "id", None) == "ROOT" for t in node.targets)]
     assert defining == ["helpers.py"], f"ROOT is assigned in {defining}: import it from tests/helpers.py"
+
+
+# --- the house: layers and the import graph (issue 46 §4) -----------------------------------------------------------
+
+# Lower layers first: a module may import from its own layer or a lower one, never a higher one.
+LAYERS = [
+    ("torchnotes.errors", "torchnotes.strings", "torchnotes.settings", "torchnotes.log", "torchnotes.storage",
+     "torchnotes.kept", "torchnotes.layout"),
+    ("torchnotes.pages",),
+    ("torchnotes.engine", "torchnotes.gpu", "torchnotes.versions"),
+    ("torchnotes.publish",),
+    ("torchnotes.ci", "torchnotes.generators"),
+    ("torchnotes.cli", "torchnotes.__main__", "torchnotes"),
+]
+
+
+def _modules(root: Path) -> dict[str, Path]:
+    found = {}
+    for path in sorted((root / "torchnotes").rglob("*.py")):
+        name = ".".join(path.relative_to(root).with_suffix("").parts)
+        found[name.removesuffix(".__init__")] = path
+    return found
+
+
+def import_graph(root: Path) -> dict[str, set[str]]:
+    """Module -> the project modules it imports, at any depth of the file (a function-level import counts: it would
+    only hide an edge). `from package import name` counts as the submodule when name is one."""
+    modules = _modules(root)
+    graph: dict[str, set[str]] = {name: set() for name in modules}
+    for name, path in modules.items():
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+                subs = {f"{node.module}.{alias.name}" for alias in node.names} & modules.keys()
+                graph[name] |= subs or ({node.module} & modules.keys())
+            elif isinstance(node, ast.Import):
+                graph[name] |= {alias.name for alias in node.names} & modules.keys()
+    return graph
+
+
+def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components of more than one module (Tarjan)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    found: list[list[str]] = []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        for other in sorted(graph[node]):
+            if other not in index:
+                visit(other)
+                low[node] = min(low[node], low[other])
+            elif other in stack:
+                low[node] = min(low[node], index[other])
+        if low[node] == index[node]:
+            component = []
+            while True:
+                top = stack.pop()
+                component.append(top)
+                if top == node:
+                    break
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    for node in sorted(graph):
+        if node not in index:
+            visit(node)
+    return found
+
+
+def _layer(module: str) -> int:
+    best = max((prefix for layer in LAYERS for prefix in layer if module == prefix or module.startswith(prefix + ".")),
+               key=len)
+    return next(i for i, layer in enumerate(LAYERS) if best in layer)
+
+
+def test_the_import_graph_has_no_cycle_and_no_import_upwards():
+    graph = import_graph(ROOT)
+    assert cycles(graph) == []
+    upwards = sorted(f"{a} -> {b}" for a, targets in graph.items() for b in targets if _layer(b) > _layer(a))
+    assert upwards == []
+
+
+def test_the_graph_check_finds_a_cycle_and_an_upward_import(tmp_path):
+    package = tmp_path / "torchnotes"
+    (package / "pages").mkdir(parents=True)
+    (package / "publish").mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "pages" / "__init__.py").write_text("")
+    (package / "publish" / "__init__.py").write_text("")
+    (package / "pages" / "checks.py").write_text("def f():\n    from torchnotes.publish.features import FEATURES\n")
+    (package / "publish" / "features.py").write_text("from torchnotes.pages.checks import f\nFEATURES = []\n")
+    graph = import_graph(tmp_path)
+    assert cycles(graph) == [["torchnotes.pages.checks", "torchnotes.publish.features"]]
+    assert _layer("torchnotes.publish.features") > _layer("torchnotes.pages.checks")  # the function-level edge

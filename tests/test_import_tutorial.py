@@ -12,14 +12,9 @@ from helpers import FIXTURE_SITE, ROOT, fixture_copy
 
 from torchnotes.engine.execute import error_kind
 from torchnotes.errors import CellFailed, KeptNotice, MissingModule, OutdatedApi, UnmarkedEnglish, UntranslatedPage
-from torchnotes.pages.checks import (
-    TRANSLATE_MARKER,
-    check_pairs,
-    check_translations,
-    check_untranslated,
-    untranslated_pages,
-)
 from torchnotes.pages.read import read_page
+from torchnotes.pages.translations import TRANSLATE_MARKER, check_translations, check_untranslated, untranslated_pages
+from torchnotes.publish.paired import check_pairs
 
 sys.path.insert(0, str(ROOT / "scripts"))
 

@@ -7,8 +7,9 @@ import sys
 import yaml
 from helpers import ROOT
 
-from torchnotes.pages.checks import check_pairs, check_translations
 from torchnotes.pages.read import read_page
+from torchnotes.pages.translations import check_translations
+from torchnotes.publish.paired import check_pairs
 
 
 def test_scaffold(fixture_site, tmp_path):

@@ -9,8 +9,8 @@ from helpers import ROOT, code, page
 
 from torchnotes.cli import main as cli
 from torchnotes.errors import AmbiguousNoteWord, BareNoteMention, UnlinkedNoteMention
-from torchnotes.pages.checks import sync_pairs
 from torchnotes.pages.notes import check_note_mentions
+from torchnotes.publish.paired import sync_pairs
 
 DOCS = ROOT / "docs"
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from helpers import ROOT, code, page
 
-from torchnotes.pages.checks import sync_pairs
+from torchnotes.publish.paired import sync_pairs
 
 CONFIG = "site_name: t\nplugins:\n  - torchnotes:\n      languages: [en, zh]\n"
 

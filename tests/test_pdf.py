@@ -18,7 +18,7 @@ from helpers import ROOT, fixture_copy, header_links
 from pypdf import PdfReader
 from pypdf.generic import ContentStream
 
-from torchnotes.pages.checks import sync_pairs
+from torchnotes.publish.paired import sync_pairs
 
 LANGS = ("en", "zh")
 BIG = "```python\nprint('x' * 10_000_000)\n```\n"

@@ -13,7 +13,7 @@ import nbformat
 import pytest
 from helpers import fixture_copy
 
-from torchnotes.pages.checks import sync_pairs
+from torchnotes.publish.paired import sync_pairs
 
 # Importing any of these fails in the child: the publish step must not need them.
 NO_GENERATOR = """

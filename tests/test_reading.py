@@ -170,7 +170,7 @@ def test_code_fingerprints_come_back_with_a_kept_page(tmp_path, monkeypatch):
 
 def test_a_notebook_is_written_once_per_content(tmp_path, monkeypatch):
     """Writing a notebook (nbformat validates it) is kept like parsing: by its content, across builds."""
-    from torchnotes.pages import checks
+    from torchnotes.publish import pairing as checks
 
     writes = []
     real = jupytext.writes

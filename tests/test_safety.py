@@ -7,7 +7,7 @@ import pytest
 from helpers import ROOT, code, page
 
 from torchnotes.errors import UnsafeProse
-from torchnotes.pages.checks import page_paths
+from torchnotes.pages.listing import page_paths
 from torchnotes.pages.read import read_page
 from torchnotes.pages.safety import check_prose
 

@@ -12,7 +12,7 @@ from helpers import code, page
 
 from torchnotes.ci.shards import merge, split
 from torchnotes.engine.cache import Cache
-from torchnotes.pages.checks import sync_pairs
+from torchnotes.publish.paired import sync_pairs
 
 
 def test_shards_partition_and_balance():

@@ -10,7 +10,9 @@ import pytest
 from helpers import code, page
 
 from torchnotes.ci.summary import summary, untranslated_summary
-from torchnotes.pages.checks import TRANSLATE_MARKER, page_paths, sync_pairs, untranslated_pages
+from torchnotes.pages.listing import page_paths
+from torchnotes.pages.translations import TRANSLATE_MARKER, untranslated_pages
+from torchnotes.publish.paired import sync_pairs
 
 
 def pages_of(site):

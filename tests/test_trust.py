@@ -12,8 +12,8 @@ from helpers import code, page
 from torchnotes.engine.cache import Cache
 from torchnotes.engine.outputs import CELL_TEXT_LIMIT, normalise
 from torchnotes.errors import BuildTimeout, KernelStartFailed, OutputTooLarge, PageTimeout, UnreadablePage
-from torchnotes.pages.checks import sync_pairs
 from torchnotes.pages.read import parse_markdown
+from torchnotes.publish.paired import sync_pairs
 
 CONFIG = "site_name: t\nplugins:\n  - torchnotes:\n      languages: [en, zh]\n"
 

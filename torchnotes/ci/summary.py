@@ -68,7 +68,7 @@ def _by_number(outputs: dict[str, list]) -> dict[int, list]:
 
 
 def untranslated_summary(pages: list[Path], docs_dir: Path) -> str:
-    """The twins not translated yet (torchnotes.pages.checks.untranslated_pages), for the pull request's summary:
+    """The twins not translated yet (torchnotes.pages.translations.untranslated_pages), for the pull request's summary:
     they are published in English under a notice, and wait for a translator."""
     if not pages:
         return ""

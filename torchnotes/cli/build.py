@@ -16,7 +16,8 @@ from torchnotes.engine.results import PageResult, Report
 from torchnotes.engine.scheduler import Engine, Run, current_keys
 from torchnotes.errors import NotebookError, RecordingNeedsCuda
 from torchnotes.layout import CacheFolder
-from torchnotes.pages.checks import check_pairs, check_translations
+from torchnotes.pages.translations import check_translations
+from torchnotes.publish.paired import check_pairs
 from torchnotes.settings import Settings
 from torchnotes.versions.run import compared_keys
 

@@ -14,8 +14,8 @@ from torchnotes.cli.common import all_pages, environment
 from torchnotes.engine.scheduler import Engine, current_keys
 from torchnotes.errors import ReportMissing
 from torchnotes.layout import CacheFolder
-from torchnotes.pages.checks import untranslated_pages
 from torchnotes.pages.freshness import Ledger, stale_summary
+from torchnotes.pages.translations import untranslated_pages
 from torchnotes.settings import Settings
 from torchnotes.versions.run import compared_keys, merge_states
 

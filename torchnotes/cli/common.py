@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from torchnotes.engine.environment import Environment, probe
-from torchnotes.pages.checks import page_paths
+from torchnotes.pages.listing import page_paths
 from torchnotes.settings import Settings
 
 

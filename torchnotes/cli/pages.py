@@ -11,14 +11,16 @@ from torchnotes.cli.common import all_pages, environment
 from torchnotes.engine.scheduler import Engine, Run
 from torchnotes.errors import NotebookError
 from torchnotes.log import logger
-from torchnotes.pages.checks import page_paths, sync_pairs, untranslated_pages
 from torchnotes.pages.freshness import Ledger
 from torchnotes.pages.glossary import check_terms
+from torchnotes.pages.listing import page_paths
 from torchnotes.pages.notes import check_note_mentions
 from torchnotes.pages.read import Reader, read_page
 from torchnotes.pages.safety import check_prose
+from torchnotes.pages.translations import untranslated_pages
 from torchnotes.publish.features import FEATURES, Build
 from torchnotes.publish.features.gpu import GpuRecordings
+from torchnotes.publish.paired import sync_pairs
 from torchnotes.settings import Settings
 
 

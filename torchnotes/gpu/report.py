@@ -7,6 +7,7 @@ from pathlib import Path
 
 from torchnotes.gpu.shown import _words, label
 from torchnotes.gpu.store import TAG, Missing, Recorded, Stale, Store, numbers, tagged
+from torchnotes.pages.listing import page_paths
 from torchnotes.pages.read import Reader
 
 
@@ -22,8 +23,6 @@ class ReportRow:
 
 def report_rows(store: Store, docs_dir: Path, lang: str, tag: str = TAG, reader: Reader | None = None) -> list[ReportRow]:
     """One row per page of the language with tagged cells, for the GPU section of the execution report."""
-    from torchnotes.pages.checks import page_paths
-
     rows = []
     reader = reader or Reader()
     lang_dir = Path(docs_dir) / lang

@@ -29,9 +29,9 @@ import jupytext
 import nbformat
 
 from torchnotes import kept
-from torchnotes.pages.checks import paired_view
 from torchnotes.pages.read import Page
 from torchnotes.pages.tags import NEEDS_CUDA, RAISES, SKIP_EXECUTION
+from torchnotes.publish.pairing import paired_view
 from torchnotes.storage import digest
 
 _OWN = hashlib.sha256(Path(__file__).read_bytes()).hexdigest()
@@ -61,13 +61,14 @@ class Scripts:
         self.used: set[str] = set()
         self.started = time.time()
 
-    def script(self, page: Page, outputs: dict[str, list[dict]], header: str, lang: str | None = None) -> str:
-        cells = [[c.cell_type, c.source, c.get("id"), dict(c.metadata)] for c in reader_cells(page, lang)]
+    def script(self, page: Page, outputs: dict[str, list[dict]], header: str, lang: str | None = None,
+               features: tuple = ()) -> str:
+        cells = [[c.cell_type, c.source, c.get("id"), dict(c.metadata)] for c in reader_cells(page, lang, features)]
         key = digest([_OWN, jupytext.__version__, cells, outputs, header])
         self.used.add(key)
         body = kept.load(self.folder / f"{key}.json")
         if body is None:
-            body = {"text": page_script(page, outputs, header, lang)}
+            body = {"text": page_script(page, outputs, header, lang, features)}
             kept.store(self.folder / f"{key}.json", body)
         return body["text"]
 
@@ -75,22 +76,23 @@ class Scripts:
         kept.prune(self.folder, self.used, before=self.started)
 
 
-def reader_cells(page: Page, lang: str | None) -> list:
-    """The page's cells, with those the page features add for readers outside the site (checks.as_paired); not
-    to be changed (checks.paired_view)."""
+def reader_cells(page: Page, lang: str | None, features: tuple = ()) -> list:
+    """The page's cells, with those the page `features` add for readers outside the site (pairing.as_paired); not
+    to be changed (pairing.paired_view)."""
     if lang is None:
         return page.notebook.cells
-    return paired_view(page, lang).cells
+    return paired_view(page, lang, features).cells
 
 
-def page_script(page: Page, outputs: dict[str, list[dict]], header: str, lang: str | None = None) -> str:
+def page_script(page: Page, outputs: dict[str, list[dict]], header: str, lang: str | None = None,
+                features: tuple = ()) -> str:
     """The page as a percent-format script; outputs: the build's, by cell id (decide which cells print); lang: the
     page's language, for the cells features add."""
     notebook = nbformat.v4.new_notebook()
     notebook.metadata["jupytext"] = {"notebook_metadata_filter": "-all", "cell_metadata_filter": "-all"}
     notebook.cells.append(nbformat.v4.new_markdown_cell(header))
     notebook.cells.append(nbformat.v4.new_code_cell(SEEDS))
-    for cell in reader_cells(page, lang):
+    for cell in reader_cells(page, lang, features):
         if cell.cell_type == "markdown":
             notebook.cells.append(nbformat.v4.new_markdown_cell(cell.source))
         elif cell.cell_type == "code":

@@ -21,7 +21,7 @@ from filelock import FileLock
 
 from torchnotes import kept
 from torchnotes.engine.fonts import font_fingerprint
-from torchnotes.generators.pdf import printer
+from torchnotes.generators.pdf.printer import CHROMIUM
 from torchnotes.layout import CacheFolder
 from torchnotes.storage import digest, file_digest
 
@@ -36,7 +36,7 @@ def book_key(site: Path, out: Path, config_file: Path, lang: str, environment: d
              if path.is_file() and not any(path.is_relative_to(folder) for folder in written)
              and not path.name.startswith("sitemap.xml")}
     source = {path.name: file_digest(path) for path in sorted(Path(__file__).parent.glob("*.py"))}
-    chromium = Path(printer.CHROMIUM)
+    chromium = Path(CHROMIUM)
     browser = [str(chromium), chromium.stat().st_size, chromium.stat().st_mtime] if chromium.is_file() else "playwright"
     return digest({"site": files, "config": Path(config_file).read_text(encoding="utf-8"), "lang": lang,
                    "environment": environment, "source": source, "browser": browser, "fonts": font_fingerprint()})

@@ -27,7 +27,7 @@ from torchnotes.engine.environment import Environment
 from torchnotes.engine.results import PageResult, Report
 from torchnotes.errors import NotebookError
 from torchnotes.layout import CacheFolder
-from torchnotes.pages.checks import page_paths
+from torchnotes.pages.listing import page_paths
 from torchnotes.pages.read import Page, Reader
 from torchnotes.settings import Settings
 
@@ -46,6 +46,12 @@ class Build:
     @property
     def folder(self) -> CacheFolder:
         return CacheFolder(self.settings.path("cache_dir"))
+
+    @property
+    def notebook_features(self) -> tuple:
+        """The classes of this run's features, whose notebook() shapes every notebook a reader takes away
+        (torchnotes.publish.pairing)."""
+        return tuple(type(feature) for feature in self.features)
 
     @property
     def pages(self) -> list[Path]:
@@ -104,7 +110,7 @@ class Feature:
     @classmethod
     def notebook(cls, notebook: NotebookNode, lang: str) -> NotebookNode:
         """The page's notebook, a copy the caller owns, with what this feature adds for readers outside the site; a
-        function of the page and its language alone (torchnotes.pages.checks.as_paired calls it)."""
+        function of the page and its language alone (torchnotes.publish.pairing.as_paired calls it)."""
         return notebook
 
 

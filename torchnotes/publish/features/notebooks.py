@@ -10,10 +10,10 @@ import nbformat
 
 from torchnotes.errors import NotebookError
 from torchnotes.pages import tokens
-from torchnotes.pages.checks import check_pairs, notebook_text, paired_notebook, paired_text, paired_view
 from torchnotes.pages.read import Page, cell_number
 from torchnotes.publish.cells import execution_numbers, renumbered
 from torchnotes.publish.features.base import Feature, PageOut
+from torchnotes.publish.pairing import check_pairs, notebook_text, paired_notebook, paired_text, paired_view
 from torchnotes.publish.render import clean_paths
 from torchnotes.storage import write_if_changed
 
@@ -27,7 +27,8 @@ class Notebooks(Feature):
         if not self.build.checking:
             return []  # a build brings them in sync itself
         settings = self.build.settings
-        return check_pairs(settings.docs_dir, settings.path("notebooks_dir"), settings.languages, self.build.reader)
+        return check_pairs(settings.docs_dir, settings.path("notebooks_dir"), settings.languages, self.build.reader,
+                           features=self.build.notebook_features)
 
     def start(self) -> None:
         if self.build.sync:
@@ -37,7 +38,7 @@ class Notebooks(Feature):
         if not out.executed:
             return {}
         executed = executed_notebook(out.page, out.result.outputs, tokens.values(self.build.env.torch), out.lang,
-                                     self.build.env.cuda)
+                                     self.build.env.cuda, features=self.build.notebook_features)
         return {f"{out.stem}.ipynb": notebook_text(executed, self.build.reader).encode()}
 
 
@@ -53,7 +54,8 @@ def sync_notebooks(build) -> list[Path]:
                 changed.append(paired)
             continue
         lang = paired.relative_to(notebooks).parts[0]
-        if write_if_changed(paired, paired_text(result.source, reader, lang=lang).encode()):
+        if write_if_changed(paired, paired_text(result.source, reader, lang=lang,
+                                                features=build.notebook_features).encode()):
             changed.append(paired)
     # A deleted page takes its notebook with it: otherwise a contributor commits an orphan.
     for lang in settings.languages:
@@ -66,13 +68,13 @@ def sync_notebooks(build) -> list[Path]:
 
 
 def executed_notebook(page: Page, outputs: dict[str, list[dict]], values: dict | None = None,
-                      lang: str | None = None, cuda: bool = False) -> nbformat.NotebookNode:
+                      lang: str | None = None, cuda: bool = False, features: tuple = ()) -> nbformat.NotebookNode:
     """The page as a notebook with its outputs, each under the cell whose id it was stored by, and the prose's
     tokens replaced (values: torchnotes.pages.tokens.values of the build's torch); lang: the page's language, for
-    the cells features add (checks.as_paired). Each cell's In [N] is its number on the page, in its tracebacks too
+    the cells `features` add (pairing.as_paired). Each cell's In [N] is its number on the page, in its tracebacks too
     (cuda: whether the GPU cells ran, so took an execution count). Its text names files as the page does
     (render.clean_paths): `site-packages/torch/…`, not the build machine's folders."""
-    notebook = copy.deepcopy(paired_view(page, lang))  # the page's own view is shared, and read-only
+    notebook = copy.deepcopy(paired_view(page, lang, features))  # the page's own view is shared, and read-only
     numbers = execution_numbers(page, cuda)
     for cell in notebook.cells:
         if cell.cell_type == "markdown" and values:

@@ -22,7 +22,8 @@ class Scripts(Feature):
         w, env, page = strings(out.lang), self.build.env, out.page
         header = w["script_header"].format(title=page.meta.get("title", ""), torch=env.torch, device=env.device,
                                            source=Path(page.path).name, source_py=script_name(out.stem))
-        return {script_name(out.stem): self.kept.script(page, out.result.outputs, header, out.lang).encode()}
+        script = self.kept.script(page, out.result.outputs, header, out.lang, self.build.notebook_features)
+        return {script_name(out.stem): script.encode()}
 
     def finish(self) -> None:
         self.kept.prune()

@@ -8,8 +8,8 @@ from pathlib import Path
 
 from torchnotes.errors import NotebookError
 from torchnotes.log import logger
-from torchnotes.pages.checks import TRANSLATE_MARKER, check_translations, check_untranslated, untranslated_pages
 from torchnotes.pages.freshness import Ledger, banner, source_page_url
+from torchnotes.pages.translations import TRANSLATE_MARKER, check_translations, check_untranslated, untranslated_pages
 from torchnotes.publish.features.base import Feature, PageOut, after_title
 from torchnotes.strings import strings
 
