@@ -186,6 +186,16 @@ def test_memory_blow_up_is_contained(tmp_path, make_engine):
     assert run_one(make_engine, ok, memory_limit_mb=4096).cell_outputs()[0][0]["text"] == "alive\n"
 
 
+def test_a_cuda_machine_starts_its_kernels_without_the_address_space_cap(make_engine, env):
+    """RLIMIT_AS stops CUDA from starting (its runtime reserves address space of the size of the GPU's and the host's
+    memory: 'cudaGetDeviceCount ... Error 2: out of memory' in every needs-cuda cell of a recording on an H200)."""
+    from dataclasses import replace
+
+    assert make_engine(memory_limit_mb=4096).options.memory_limit_mb == 4096
+    gpu = make_engine(replace(env, cuda=True, device="NVIDIA H200"), memory_limit_mb=4096)
+    assert gpu.options.memory_limit_mb == 0
+
+
 def test_syntax_error(tmp_path, make_engine):
     path = page(tmp_path, "en/a.md", code("def f(:\n    pass"))
     error = run_one(make_engine, path).error
