@@ -116,3 +116,28 @@ def test_an_exercise_without_its_solution_is_refused_before_anything_runs(tmp_pa
     assert done.returncode == 1
     assert "docs/en/p.md: exercise 1 has no solution cell right under it" in done.stderr, done.stderr
     assert 'followed at once by one ```python tags=["solution"] cell' in done.stderr
+
+
+def test_every_lesson_page_ends_with_two_to_four_exercises_in_both_languages():
+    """Issue 47: a lesson page (one under a section folder) has a Pitfalls section and 2-4 exercises, the same
+    number in its Chinese twin, each paired with its solution (the feature's check holds the pairing)."""
+    from helpers import ROOT
+
+    from torchnotes.pages.read import read_page
+
+    lessons = sorted((ROOT / "docs" / "en").glob("*/*.md"))
+    assert len(lessons) >= 36
+    for english in lessons:
+        chinese = ROOT / "docs" / "zh" / english.relative_to(ROOT / "docs" / "en")
+        counts = []
+        for path, pitfalls, exercises in ((english, "## Pitfalls", "## Check yourself"), (chinese, "## 常见陷阱", "## 动手练习")):
+            text = path.read_text(encoding="utf-8")
+            assert pitfalls in text and exercises in text, path
+            page = read_page(path)
+            asked = [c for c in page.notebook.cells if "exercise" in c.metadata.get("tags", [])]
+            solved = [c for c in page.code_cells if "solution" in c.metadata.get("tags", [])]
+            assert 2 <= len(asked) == len(solved) <= 4, path
+            # The exercises come last: after the Check yourself heading, nothing but exercises and solutions.
+            assert text.index(exercises) > text.index(pitfalls), path
+            counts.append(len(asked))
+        assert counts[0] == counts[1], english
