@@ -32,6 +32,7 @@ from tutorial_rst import TutorialImportError, convert_text  # noqa: E402
 
 from torchnotes.engine.environment import probe  # noqa: E402
 from torchnotes.engine.scheduler import Engine, Run  # noqa: E402
+from torchnotes.pages.freshness import Ledger  # noqa: E402
 from torchnotes.pages.translations import TRANSLATE_MARKER  # noqa: E402
 from torchnotes.publish.paired import sync_pairs  # noqa: E402
 from torchnotes.settings import load as load_settings  # noqa: E402
@@ -134,6 +135,26 @@ def link_back(docs: Path, rel: str, source: str | None, skip: set[Path]) -> list
     return done
 
 
+def relink(root: Path, docs: Path, rel: str, source: str | None, skip: set[Path]) -> list[str]:
+    """link_back, keeping each translation as fresh as it was: a link rewritten in both twins is no change of the
+    English prose a translator must follow (translations/ledger.yml)."""
+    settings = load_settings(root / "mkdocs.yml")
+    ledger = Ledger(root, docs, settings.languages)
+    stale = {item.page.resolve() for item in ledger.stale()}
+    done = link_back(docs, rel, source, skip)
+    changed = {Path(line.split(": ", 1)[0]).resolve() for line in done}
+    fresh = [docs / lang / page.relative_to((docs / "en").resolve())
+             for page in changed if page.is_relative_to((docs / "en").resolve())
+             for lang in settings.languages[1:]
+             if (docs / lang / page.relative_to((docs / "en").resolve())).resolve() in changed
+             and (docs / lang / page.relative_to((docs / "en").resolve())).resolve() not in stale]
+    if fresh and ledger.path.exists():  # a site without a ledger tracks no translation
+        ledger.mark(fresh)
+    if done:
+        sync_pairs(docs, root / "notebooks", ["en", "zh"])
+    return done
+
+
 def nav_translation(config: Path, section: str, zh: str | None) -> str:
     """Give a nav section its Chinese name under the zh language's nav_translations (mkdocs-static-i18n), or say
     how; the line is written into mkdocs.yml as text, so its comments and layout stay."""
@@ -222,14 +243,14 @@ def main(argv=None) -> int:
         targets[lang].parent.mkdir(parents=True, exist_ok=True)
         targets[lang].write_text(front_matter(title, description, source) + text, encoding="utf-8")
         print(f"wrote {targets[lang]}")
-    for line in link_back(docs, rel, source, set(targets.values())):
-        print(f"link: {line}")
     config = args.root / "mkdocs.yml"
     section = args.section or nav_section(config, args.path.split("/")[0])
     add_to_nav(config, section, rel)
     print(nav_translation(config, section, args.section_zh))
+    written = [*targets.values(), config]
     for path in sync_pairs(docs, args.root / "notebooks", ["en", "zh"]):
         print(f"wrote {path}")
+        written.append(path)
     print(f"added {rel} to nav under '{section}'")
     if not args.no_run:
         failures = run_once(args.root, list(targets.values()))
@@ -238,9 +259,13 @@ def main(argv=None) -> int:
             print(error.message, file=sys.stderr)
         if failures:
             print(f"import: the pages are written, but they do not run on this torch: fix the cells above in both "
-                  f"{targets['en']} and {targets['zh']} (the code is the same), then build", file=sys.stderr)
+                  f"{targets['en']} and {targets['zh']} (the code is the same), then build. The import wrote only "
+                  f"these files, and changed no other page: " + ", ".join(str(p) for p in written), file=sys.stderr)
             return 1
         print("ran the page once: every cell runs; its outputs are in the cache")
+    # Only a page that runs takes over the links of pages imported before it.
+    for line in relink(args.root, docs, rel, source, set(targets.values())):
+        print(f"link: {line}")
     print(f"Next: translate {targets['zh']} and remove {TRANSLATE_MARKER}; until then the site shows it in English "
           "under a notice")
     return 0

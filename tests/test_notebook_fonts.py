@@ -38,7 +38,6 @@ from torchnotes.publish.features.notebook_fonts import (
 )
 from torchnotes.publish.features.notebooks import executed_notebook
 from torchnotes.publish.paired import as_paired, check_pairs, sync_pairs
-from torchnotes.publish.pairing import notebook_text
 from torchnotes.publish.script import SEEDS, page_script
 from torchnotes.strings import strings
 

@@ -89,7 +89,8 @@ class InvalidCell(NotebookError):
 
 class CellFailed(NotebookError):
     hint = ("Fix the code, or if the error is the point of the example, tag the cell "
-            "tags=[\"raises-exception\"] raises=\"<ExceptionType>\".")
+            "tags=[\"raises-exception\"] raises=\"<ExceptionType>\"; a sketch that cannot run here (names it never "
+            "defines, data it does not have) is shown, not run: tags=[\"skip-execution\"].")
 
 
 class OutdatedApi(CellFailed):

@@ -38,7 +38,10 @@ class Translations(Feature):
         self.stale = {item.page.resolve(): item for item in self._ledger().stale()}
 
     def page(self, out: PageOut, body: str) -> str:
-        body = untranslated(body, out.lang, self.build.settings.languages[0], out.rel)
+        marked = untranslated(body, out.lang, self.build.settings.languages[0], out.rel)
+        if marked != body:
+            # Still the English text under the untranslated notice: there is no translation to be out of date.
+            return marked
         stale = self.stale.get(Path(out.page.path).resolve())
         return body if stale is None else after_title(body, banner(stale, out.lang, out.rel))
 
