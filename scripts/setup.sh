@@ -15,9 +15,11 @@ fi
 # pip checks ~30 pins and rebuilds the editable install of torchnotes (~15 s) on every call: done again only
 # when requirements.txt or this checkout's place changed since it last succeeded here.
 stamp=".venv/.torchnotes-setup"
-want="$(sha256sum requirements.txt | cut -d' ' -f1) $PWD"
+# requirements-import.txt (pandoc, for scripts/import_tutorial.py) is installed too, so that the contributor guide's
+# import command works as written after the README's set-up (issue 45).
+want="$(cat requirements.txt requirements-import.txt | sha256sum | cut -d' ' -f1) $PWD"
 if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
-  .venv/bin/python -m pip install --quiet --disable-pip-version-check -r requirements.txt
+  .venv/bin/python -m pip install --quiet --disable-pip-version-check -r requirements.txt -r requirements-import.txt
   echo "$want" > "$stamp"
 fi
 # The Chinese pages' figures have Chinese titles and labels: matplotlib needs a CJK font at build time
