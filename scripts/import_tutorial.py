@@ -87,11 +87,16 @@ def convert(path: Path, links: Links) -> tuple[str, str, str]:
     title = re.sub(r"[`*]", "", re.match(r"# (.+?)(?: \{#[^}]*\})?\n", body).group(1))
     after = body.split("\n\n")[1:]
     paragraph = next((p for p in after if p and not p.startswith(("#", "```", "!!!", "$$", "[", "-", "1."))
-                      and not about_video(p, links.videos)), title)
+                      and not about_video(p, links.videos) and not AUTHOR.match(p)), title)
     # The description: the first sentence, up to a full stop before a capital that is not "i.e." or "e.g.".
     plain = re.sub(r"\[([^]]*)\]\([^)]*\)|[*`]", lambda m: m.group(1) or "", " ".join(paragraph.split()))
     sentence = re.split(r"(?<=[.!?])(?<!i\.e\.)(?<!e\.g\.)\s+(?=[A-Z])", plain, maxsplit=1)[0]
     return title, sentence, body
+
+
+# "**Author**: Szymon Migacz", "Author: ...", "**Authors:** ...": the attribution stays on the page, but it is no
+# description of it.
+AUTHOR = re.compile(r"^\**(?:Authors?|Translators?|Edited by)\b\**\s*:?\**\s*:?", re.IGNORECASE)
 
 
 def about_video(paragraph: str, videos: list[str]) -> bool:

@@ -89,7 +89,10 @@ class Links:
         parts = urlsplit(target)
         if parts.scheme or parts.netloc:
             site = self._site_page(target)  # a tutorial of the series this site has imported
-            return target if site is None else self._note(target, site)
+            if site is not None:
+                return self._note(target, site)
+            current = current_docs(target)
+            return target if current == target else self._note(target, current)
         if target.startswith(("#", "mailto:")):
             return target
         if target.startswith("/"):  # from the tutorials' root (/_static/img/...)
@@ -115,3 +118,14 @@ class Links:
             return self._note(f":ref:`{label}`", f"#{label}")
         self.rewritten.append(f":ref:`{label}` -> kept as text (a label of another document)")
         return None
+
+
+def current_docs(url: str) -> str:
+    """PyTorch's documentation at its current address: pytorch.org/docs/… moved to docs.pytorch.org/docs/…, and
+    docs/master is docs/main (the writing rules link docs.pytorch.org)."""
+    parts = urlsplit(url)
+    host = parts.netloc.lower().removeprefix("www.")
+    if host not in ("pytorch.org", "docs.pytorch.org") or not parts.path.startswith("/docs/"):
+        return url
+    path = re.sub(r"^/docs/master(?=/|$)", "/docs/main", parts.path)
+    return parts._replace(scheme="https", netloc="docs.pytorch.org", path=path).geturl()

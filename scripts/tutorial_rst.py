@@ -73,9 +73,13 @@ def video_url(html: str) -> tuple[str, str] | None:
     return None
 
 
-def _fence(classes: list[str]) -> str:
+# A literal block (`::`) without a language that holds shell commands: shown as a console session.
+_SHELL = re.compile(r"^\s*(?:\$ )?(?:pip3?|conda|python3? -m pip|apt(?:-get)?|git|wget|curl|export|cd|mkdir|bash) ")
+
+
+def _fence(classes: list[str], text: str = "") -> str:
     lang = classes[0].lower() if classes else ""
-    if lang in CONSOLE:
+    if lang in CONSOLE or (not lang and text and all(_SHELL.match(line) for line in text.splitlines() if line.strip())):
         return "```console"
     if lang in ("python", "py", "default"):
         return '```python tags=["skip-execution"]'
@@ -177,7 +181,13 @@ class Filter:
 
     def codeblock(self, value):
         (_, classes, _), text = value
-        return as_is(f"{_fence(classes)}\n{text}\n```")
+        return as_is(f"{_fence(classes, text)}\n{text}\n```")
+
+    def span(self, value):
+        (_, classes, _), inlines = value
+        if "title-ref" in classes:  # rST's default role (`sin()` in single back-quotes): the tutorials mean code
+            return Code(["", [], []], stringify(inlines))
+        return None
 
     def para(self, value):
         if len(value) == 1 and value[0]["t"] == "Math" and value[0]["c"][0]["t"] == "DisplayMath":

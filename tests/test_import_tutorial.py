@@ -460,3 +460,20 @@ def test_every_page_loads_cleanly_and_every_formula_has_width_in_both_builds(bro
         assert [f for f in found if not f[1]["typeset"] or f[1]["zero"]] == [], build
         assert sum("\\vec" in f[1]["tex"] for f in found) >= 2, build  # the gradients page, in both languages
     assert len(formulas["site"]) == len(formulas["zensical"]) >= 10
+
+
+def test_an_authored_recipe_keeps_its_author_and_reads_as_the_site_writes(tmp_path):
+    """Issue 45 §5: the **Author** line stays as the attribution but is not the description; rST's default role
+    (`sin()`) is code; pytorch.org/docs links go to docs.pytorch.org (docs/master is docs/main); a `::` block of
+    shell commands is a console block."""
+    source = TUTORIALS / "recipes_source/authored_recipe.py"
+    links = Links(published_url(source), tmp_path / "docs", "tutorials/authored.md", str(source))
+    title, description, body = convert(source, links)
+    assert (title, description) == ("An authored recipe", "Call sin() on a tensor to get the sine of each element.")
+    assert "**Author**: [Ada Example](https://example.org/ada)" in body
+    assert "Call `sin()` on a tensor" in body and "title-ref" not in body
+    assert "(https://docs.pytorch.org/docs/stable/tensors.html)" in body
+    assert "(https://docs.pytorch.org/docs/main/notes/cuda.html)" in body and "pytorch.org/docs/master" not in body
+    assert "```console\npip install torch\n```" in body
+    assert ("https://pytorch.org/docs/stable/tensors.html -> https://docs.pytorch.org/docs/stable/tensors.html"
+            in links.rewritten)
