@@ -73,8 +73,13 @@ print(x)
 }
 
 
+# The nav section of the site's own pages (the report, the benchmarks, the sources): it stays last.
+ABOUT = "About the site"
+
+
 def add_to_nav(config: Path, section: str, rel: str) -> None:
-    """Append `- rel` under the nav section titled `section` (created at the end of nav if absent)."""
+    """Append `- rel` under the nav section titled `section` (created if absent: before the site's own pages,
+    else at the end of nav)."""
     lines = config.read_text(encoding="utf-8").splitlines()
     start = lines.index("nav:")
     header = f"  - {section}:"
@@ -84,13 +89,14 @@ def add_to_nav(config: Path, section: str, rel: str) -> None:
             at += 1
         lines.insert(at, f"      - {rel}")
     else:
-        # At the end of the nav block, which need not be the end of the file.
+        # At the end of the nav block, which need not be the end of the file; lessons before the site's own pages.
         end = start + 1
         while end < len(lines) and (lines[end].startswith(" ") or not lines[end].strip()):
             end += 1
         while not lines[end - 1].strip():
             end -= 1
-        lines[end:end] = [header, f"      - {rel}"]
+        about = next((i for i in range(start + 1, end) if lines[i] == f"  - {ABOUT}:"), end)
+        lines[about:about] = [header, f"      - {rel}"]
     config.write_text("\n".join(lines) + "\n", encoding="utf-8")
 
 

@@ -25,3 +25,23 @@ def test_scaffold(fixture_site, tmp_path):
     nav = yaml.load((fixture_site / "mkdocs.yml").read_text(), Loader=yaml.BaseLoader)["nav"]
     tensors = next(item["Tensors"] for item in nav if isinstance(item, dict) and "Tensors" in item)
     assert tensors[-1] == "tensors/einsum.md"
+
+
+def test_a_new_section_goes_before_the_sites_own_pages(tmp_path):
+    """Issue 45 §5: an imported tutorial's new section came after "About the site", so the first tutorial's
+    "Previous" link was the Sources page. A new section goes before it; a known section keeps its place."""
+    sys.path.insert(0, str(ROOT / "scripts"))
+    from new_page import add_to_nav
+
+    config = tmp_path / "mkdocs.yml"
+    config.write_text("site_name: t\nnav:\n  - Home: index.md\n  - Tensors:\n      - tensors/views.md\n"
+                      "  - About the site:\n      - Sources: sources.md\nextra: {}\n", encoding="utf-8")
+    add_to_nav(config, "Tutorials", "tutorials/warm.md")
+    add_to_nav(config, "Tensors", "tensors/einsum.md")
+    nav = yaml.safe_load(config.read_text(encoding="utf-8"))["nav"]
+    assert nav == [{"Home": "index.md"}, {"Tensors": ["tensors/views.md", "tensors/einsum.md"]},
+                   {"Tutorials": ["tutorials/warm.md"]}, {"About the site": [{"Sources": "sources.md"}]}]
+    bare = tmp_path / "bare.yml"  # a site without such a section: at the end of nav
+    bare.write_text("nav:\n  - Home: index.md\n", encoding="utf-8")
+    add_to_nav(bare, "Tutorials", "tutorials/warm.md")
+    assert yaml.safe_load(bare.read_text(encoding="utf-8"))["nav"][-1] == {"Tutorials": ["tutorials/warm.md"]}
