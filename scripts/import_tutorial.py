@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import builtins
 import importlib.util
 import re
 import sys
@@ -31,6 +32,7 @@ from tutorial_links import Links, UnresolvedLink, published_url, relative_link, 
 from tutorial_rst import TutorialImportError, convert_text  # noqa: E402
 
 from torchnotes.engine.environment import probe  # noqa: E402
+from torchnotes.engine.execute import bound_names  # noqa: E402
 from torchnotes.engine.scheduler import Engine, Run  # noqa: E402
 from torchnotes.pages.freshness import Ledger  # noqa: E402
 from torchnotes.pages.translations import TRANSLATE_MARKER  # noqa: E402
@@ -51,19 +53,27 @@ def clean_code(source: str) -> str:
 
 
 def check_imports(code: list[str], where: str) -> None:
-    """Fail on the first imported top-level module that this interpreter (the build's kernel) cannot find."""
+    """Fail on the first top-level module this interpreter (the build's kernel) cannot find: one the tutorial
+    imports, or one it uses by attribute without importing it (`torchvision.models.resnet18()`, with torchvision
+    imported by some other page of the official tutorials)."""
+    bound = {name for source in code for name in bound_names(source)}
     for number, source in enumerate(code, 1):
         for node in ast.walk(ast.parse(source)):
             names = [a.name for a in node.names] if isinstance(node, ast.Import) else \
                 [node.module] if isinstance(node, ast.ImportFrom) and node.module and not node.level else []
+            how = "imports"
+            if (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id not in bound
+                    and not hasattr(builtins, node.value.id)):
+                names, how = [node.value.id], "uses, without importing it,"
             for name in names:
                 top = name.split(".")[0]
                 if top != "__future__" and importlib.util.find_spec(top) is None:
                     raise MissingModule(
-                        f"{where} (code cell {number}, line {node.lineno}): imports '{top}', which this project does "
+                        f"{where} (code cell {number}, line {node.lineno}): {how} '{top}', which this project does "
                         f"not install, so the page cannot run. Either add the package to requirements.txt with a "
-                        f"pinned version (e.g. {top}==X.Y.Z) and run 'bash scripts/setup.sh', or drop the import "
-                        "and the code that uses it from the .py file; then import again.")
+                        f"pinned version (e.g. {top}==X.Y.Z) and run 'bash scripts/setup.sh', or drop "
+                        f"{'the import and ' if how == 'imports' else ''}the code that uses it from the .py file; "
+                        "then import again.")
 
 
 def convert(path: Path, links: Links) -> tuple[str, str, str]:

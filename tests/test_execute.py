@@ -1,5 +1,7 @@
 """Every cell tag and every failure of one page, run in real kernels."""
 
+from pathlib import Path
+
 import pytest
 from helpers import code, page
 
@@ -37,11 +39,12 @@ def test_outputs_of_every_kind(tmp_path, make_engine):
     assert result.cell_outputs()[0][2]["data"]["text/plain"] == "tensor([1, 2])"
 
 
-def test_seeds_are_fixed_and_cwd_is_the_page_folder(tmp_path, make_engine):
+def test_seeds_are_fixed_and_cwd_is_a_scratch_folder_that_sees_the_page_folder(tmp_path, make_engine):
     path = page(tmp_path, "en/sub/a.md", code("""
         import os, random, torch
-        print(torch.rand(1).item(), random.random(), os.getcwd())
+        print(torch.rand(1).item(), random.random(), os.getcwd(), os.path.realpath("data.txt"), open("data.txt").read())
     """))
+    (tmp_path / "en" / "sub" / "data.txt").write_text("beside")
     out = run_one(make_engine, path).cell_outputs()[0][0]["text"].split()
     import random
 
@@ -50,7 +53,9 @@ def test_seeds_are_fixed_and_cwd_is_the_page_folder(tmp_path, make_engine):
     random.seed(0)
     assert float(out[0]) == pytest.approx(torch.rand(1).item())
     assert float(out[1]) == pytest.approx(random.random())
-    assert out[2] == str((tmp_path / "en" / "sub").resolve())
+    # A folder of the page's own (issue 45: what a page writes never reaches docs/), linking the files beside it.
+    assert out[2] != str((tmp_path / "en" / "sub").resolve()) and "-page-" in Path(out[2]).name
+    assert out[3:] == [str((tmp_path / "en" / "sub" / "data.txt").resolve()), "beside"]
 
 
 def test_setup_leaves_no_names_behind(tmp_path, make_engine):

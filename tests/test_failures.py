@@ -188,12 +188,13 @@ def _kernels_of(build: int) -> list[int]:
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc; the parent-death signal is Linux's")
 def test_kill_9_of_the_build_kills_its_kernel_and_the_next_build_cleans_up(tmp_path):
-    root = site(tmp_path, code("open('started', 'w').close()\nimport time\ntime.sleep(60)") + code("print('end')"))
+    marker = tmp_path / "started"  # outside docs/, which no page may write into
+    root = site(tmp_path, code(f"open({str(marker)!r}, 'w').close()\nimport time\ntime.sleep(60)") + code("print('end')"))
     temp = Path(tempfile.mkdtemp(prefix="tn"))  # short: IPC socket paths have a length limit
     env = dict(os.environ, TMPDIR=str(temp))
     run = subprocess.Popen([sys.executable, "-m", "torchnotes", "execute"], cwd=root, env=env,
                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    started = root / "docs/en/started"
+    started = marker
     for _ in range(600):
         if started.exists():
             break
@@ -228,3 +229,18 @@ def test_run_prints_each_cell_with_its_time(tmp_path):
     times = [float(t) for t in re.findall(r"----- code cell \d \[\]  \((\d+\.\d\d) s\)", done.stdout)]
     assert len(times) == 2 and times[1] >= 0.6 > times[0], done.stdout
     assert "slow" in done.stdout and done.stdout.rstrip().endswith("OK")
+
+
+def test_run_reports_every_failure_and_blames_an_earlier_cell_only_for_a_name_it_binds(tmp_path):
+    """Issue 45 §4: `run` stopped at the first failure and printed no output; a NameError was always blamed on the
+    first failing cell, also for a sketch's name that no cell defines."""
+    body = (code("import torch\nx = torch.ones(2)\nprint('first ran')") + code("y = x @ torch.ones(3)")
+            + code("print(model(x))") + code("z = y + 1") + code("print('last ran')"))
+    root = site(tmp_path, body)
+    done = cli(root, "run", "docs/en/p.md")
+    assert done.returncode == 1
+    assert "first ran" in done.stdout and "last ran" in done.stdout  # every cell ran, and is shown with its output
+    assert "3 code cell(s) fail: 2, 3, 4" in done.stderr
+    assert re.search(r"\(code cell 3\): NameError: name 'model' is not defined\n", done.stderr), done.stderr
+    assert "(code cell 4): NameError: name 'y' is not defined (probably because code cell 2 failed)" in done.stderr
+    assert 'tags=["skip-execution"]' in done.stderr  # the hint offers it for sketches

@@ -477,3 +477,14 @@ def test_an_authored_recipe_keeps_its_author_and_reads_as_the_site_writes(tmp_pa
     assert "```console\npip install torch\n```" in body
     assert ("https://pytorch.org/docs/stable/tensors.html -> https://docs.pytorch.org/docs/stable/tensors.html"
             in links.rewritten)
+
+
+def test_a_module_used_without_its_import_is_caught_before_anything_is_written():
+    """Issue 45 §4: `torchvision.models.resnet18()` with no import of torchvision went through the package check."""
+    from import_tutorial import MissingModule, check_imports
+
+    with pytest.raises(MissingModule, match=r"x\.py \(code cell 2, line 1\): uses, without importing it, 'no_such_pkg'"):
+        check_imports(["import torch", "m = no_such_pkg.models.resnet18()"], "x.py")
+    # Names the tutorial binds itself, parameters and builtins are no packages.
+    check_imports(["import torch as t\nmodel = t.nn.Linear(1, 1)", "def f(net):\n    return net.fc, model.weight, str.upper"],
+                  "x.py")

@@ -18,7 +18,8 @@ PROBE = """
     print("leak seen:", "torchnotes_leak" in sys.modules, hasattr(torch, "torchnotes_leak"))
     sys.modules["torchnotes_leak"] = sys
     torch.torchnotes_leak = 1
-    print("threads:", torch.get_num_threads(), "cwd:", os.path.basename(os.getcwd()))
+    # The page runs in a scratch folder that links the files beside it: the folder those are in.
+    print("threads:", torch.get_num_threads(), "cwd:", os.path.basename(os.path.dirname(os.path.realpath(os.listdir(".")[0]))))
     print(os.getpid())
 """
 
@@ -27,7 +28,7 @@ SAME_EITHER_WAY = """
     def modules(when):
         # The modules a page sees, but the zygote's own (torchnotes.engine.zygote_server); too many to print whole.
         seen = sorted({name for name in sys.modules if not name.startswith("torchnotes.")} - {"torchnotes"})
-        with open(f"modules-{when}.json", "w") as file:
+        with open(f"{OUT}/modules-{when}.json", "w") as file:  # beside the page, not in its scratch folder
             json.dump(seen, file)
     modules("start")
     import numpy, torch
@@ -79,7 +80,7 @@ def test_each_page_gets_its_own_forked_process(tmp_path, make_engine):
 def test_forked_and_fresh_kernels_give_the_same_outputs(tmp_path, make_engine):
     from torchnotes.engine.scheduler import PRELOAD_FOR_TORCH_FROM
 
-    path = page(tmp_path, "en/a.md", code(SAME_EITHER_WAY))
+    path = page(tmp_path, "en/a.md", code(SAME_EITHER_WAY.replace("{OUT}", str(tmp_path / "en"))))
     others = [page(tmp_path, f"en/other{n}.md", code(f"print({n})")) for n in range(PRELOAD_FOR_TORCH_FROM - 1)]
 
     def run(pages, **how):

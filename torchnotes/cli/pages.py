@@ -64,9 +64,10 @@ def check(settings: Settings, args) -> int:
 
 
 def run_page(settings: Settings, args) -> int:
-    report = Engine(settings, environment(settings), run=Run(jobs=1, mode="auto")).run([args.page])
+    # Past a failing cell to the end of the page: every independent failure in one run, each cell with its output.
+    report = Engine(settings, environment(settings), run=Run(jobs=1, mode="auto", keep_going=True)).run([args.page])
     result = report.results[0]
-    if result.status != "failed":
+    if result.outputs:
         _print_page(read_page(args.page), result.outputs, result.cell_seconds)
     if result.error:
         print(result.error.message, file=sys.stderr)

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
+import ast
 import asyncio
 import os
 import re
 import shutil
-import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -95,7 +95,7 @@ def work_folder(folder: Path) -> str:
     """The folder a page's kernel runs in: its own, holding a link to each file and folder beside the page, so that
     the page reads its data by a relative path as before, and what it writes (torch.save("model.pt")) lands here,
     never beside the page, where the site would publish it (issue 45)."""
-    work = tempfile.mkdtemp(prefix="torchnotes-page-")
+    work = temp_folder("page-")
     for entry in sorted(Path(folder).resolve().iterdir()):
         os.symlink(entry, os.path.join(work, entry.name))
     return work
@@ -215,7 +215,7 @@ class _PageRun:
 
     def failed_cells(self, outputs: dict) -> NotebookError | None:
         """Under keep_going: one error for every cell that raised without a raises-exception tag, or None."""
-        found, first = [], None
+        found, first, failed = [], None, []
         for index, cell in enumerate(self.cells):
             errors = [o for o in outputs.get(cell.id, []) if o.get("output_type") == "error"]
             if not errors or RAISES in cell.metadata.get("tags", []):
@@ -223,13 +223,19 @@ class _PageRun:
             ename, evalue = errors[0]["ename"], strip_ansi(errors[0]["evalue"])
             kind = error_kind(ename, evalue)
             evalue = evalue.strip().split("\n", 1)[0]  # the rest is in the traceback's tail
-            if first is not None and ename in ("NameError", "UnboundLocalError"):
-                kind, evalue = CellFailed, f"{evalue} (probably because code cell {first} failed)"
+            missing = re.search(r"name '(\w+)' is not defined", evalue)
+            if first is not None and ename in ("NameError", "UnboundLocalError") and missing:
+                # Blamed on an earlier failure only where that cell binds the name: a sketch's undefined name is
+                # its own failure, with its own fix.
+                culprit = next((n for n in failed if missing.group(1) in bound_names(self.cells[n - 1].source)), None)
+                if culprit is not None:
+                    kind, evalue = CellFailed, f"{evalue} (probably because code cell {culprit} failed)"
             line = self.lines[index] if index < len(self.lines) else None
             kind, evalue = solution_named(self.cells, index, kind, evalue)
             found.append(kind(self.shown, f"{ename}: {evalue}", cell=index + 1, line=line,
                               details=_tail("\n".join(errors[0].get("traceback", [])), 8)))
             first = first or index + 1
+            failed.append(index + 1)
         if not found:
             return None
         return CellsFailed(self.shown, f"{len(found)} code cell(s) fail: " + ", ".join(str(e.cell) for e in found),
@@ -259,6 +265,28 @@ _API_CHANGE = {
     "ImportError": re.compile(r"cannot import name"),
     "RuntimeError": re.compile(r"\b(?:deprecated|no longer supported|has been removed)\b"),
 }
+
+
+def bound_names(source: str) -> set[str]:
+    """The names a cell's code binds (assigns, imports, defines, takes as a parameter or an exception); none for
+    code that does not parse."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return set()
+    bound = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
+            bound.add(node.id)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            bound.update((a.asname or a.name).split(".")[0] for a in node.names)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            bound.add(node.name)
+        elif isinstance(node, ast.arg):
+            bound.add(node.arg)
+        elif isinstance(node, ast.ExceptHandler) and node.name:
+            bound.add(node.name)
+    return bound
 
 
 def solution_named(cells, index: int, kind, reason: str):

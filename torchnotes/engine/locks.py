@@ -37,14 +37,15 @@ async def entry_lock(locks: Path, key: str, poll: float = 0.1):
         lock.release()
 
 
-def temp_folder() -> str:
-    """A private folder for one kernel's sockets, named after this build's PID so a later build can tell
-    whether its owner is still alive."""
-    return tempfile.mkdtemp(prefix=f"{TEMP_PREFIX}{os.getpid()}-")
+def temp_folder(kind: str = "") -> str:
+    """A private folder for one kernel (its sockets; with kind "page-", the folder it runs in), named after this
+    build's PID so a later build can tell whether its owner is still alive."""
+    return tempfile.mkdtemp(prefix=f"{TEMP_PREFIX}{os.getpid()}-{kind}")
 
 
 def clean_leftovers(base: str | None = None) -> list[Path]:
-    """Remove the socket folders of builds that no longer run (killed with kill -9). Returns what was removed."""
+    """Remove the socket and page folders of builds that no longer run (killed with kill -9): the links in a page
+    folder go, never what they point to. Returns what was removed."""
     removed = []
     for path in Path(base or tempfile.gettempdir()).glob(f"{TEMP_PREFIX}*-*"):
         owner = path.name[len(TEMP_PREFIX):].split("-", 1)[0]
