@@ -36,6 +36,7 @@ WORDS = {
         "title": "Measured on {machine}, {date}: {pages} notebook pages (both languages), every build {runs} times; "
                  "median, with the lowest and highest run in brackets.",
         "note": " (Note: {notes}.)", "list": ", ", "notes": "; ", "kept": "{builds}: measured by an earlier run of this script on this machine, {day}",
+        "cross": "a ratio marked † divides numbers of two runs of the script ({days}), on the same machine",
         "metric": "Metric", "ours": "This site (a kernel per core)", "serial": "This site (--jobs 1)", "base": "mkdocs-jupyter (serial)",
         "ratio": "Ratio (this site / mkdocs-jupyter)",
         "cold": "Cold build (empty caches), s", "nochange": "Rebuild, no change, s", "prose": "Rebuild after a prose edit, s",
@@ -58,6 +59,7 @@ WORDS = {
         "title": "测量环境：{machine}，{date}；共 {pages} 个 notebook 页面（两种语言），每种构建各运行 {runs} 次；"
                  "表中为中位数，括号内为最快与最慢的一次。",
         "note": "（说明：{notes}。）", "list": "、", "notes": "；", "kept": "{builds}：本机上本脚本较早一次运行的测量结果，{day}",
+        "cross": "标有 † 的比值来自本脚本在同一台机器上的两次运行（{days}）",
         "metric": "指标", "ours": "本站（每核一个内核）", "serial": "本站（--jobs 1）", "base": "mkdocs-jupyter（串行）",
         "ratio": "比值（本站 / mkdocs-jupyter）",
         "cold": "冷构建（清空缓存），秒", "nochange": "无改动重建，秒", "prose": "只改文字后重建，秒",
@@ -78,10 +80,11 @@ WORDS = {
 }
 
 
-def _machine_text(machine) -> str:
+def _machine_text(machine, lang: str = "en") -> str:
     if isinstance(machine, str):
         return machine
-    return f"{machine['cpu']}, {machine['cores']} cores, {machine['memory_gib']} GiB, Python {machine['python']}"
+    cores = f"{machine['cores']} 核" if lang == "zh" else f"{machine['cores']} cores"
+    return f"{machine['cpu']}, {cores}, {machine['memory_gib']} GiB, Python {machine['python']}"
 
 
 def _kept(data: dict, w: dict) -> list[str]:
@@ -100,27 +103,34 @@ def table(data: dict, lang: str) -> str:
     res = data["results"]
     ours, serial, base = res["ours"], res.get("ours_jobs1", {}), res["baseline"]
 
-    def ratio(a: float, b: float) -> str:
-        return f"{a / b:.2f}" if b else "–"
+    # The script may measure some builds again (--only) and keep the others' numbers: a ratio of ours to the
+    # baseline then divides two runs, which the table says (†, and the runs' days in the note).
+    day = data["date"]
+    ours_day, base_day = ours.get("measured", day), base.get("measured", day)
+    cross = ours_day != base_day
+
+    def ratio(a: float, b: float, across: bool = False) -> str:
+        return (f"{a / b:.2f}" + ("†" if across and cross else "")) if b else "–"
 
     def cell(row: dict | None) -> str:
         if not row:
             return "–"
         return f"{row['seconds']:.1f} ({row['min']:.1f}–{row['max']:.1f})"
 
-    notes = w["notes"].join(filter(None, [data.get("note"), *_kept(data, w)]))
-    lines = [w["title"].format(machine=_machine_text(data["machine"]), date=data["date"], pages=data["pages"],
+    crossed = w["cross"].format(days=w["list"].join(sorted({ours_day, base_day}))) if cross else ""
+    notes = w["notes"].join(filter(None, [data.get("note"), *_kept(data, w), crossed]))
+    lines = [w["title"].format(machine=_machine_text(data["machine"], lang), date=data["date"], pages=data["pages"],
                                runs=data.get("runs", "?")) + (w["note"].format(notes=notes) if notes else ""), "",
              f"| {w['metric']} | {w['ours']} | {w['serial']} | {w['base']} | {w['ratio']} |", "|---|--:|--:|--:|--:|"]
     for s in SCENARIOS:
         lines.append(f"| {w[s]} | {cell(ours[s])} | {cell(serial.get(s))} | {cell(base[s])} | "
-                     f"{ratio(ours[s]['seconds'], base[s]['seconds'])} |")
+                     f"{ratio(ours[s]['seconds'], base[s]['seconds'], across=True)} |")
         serial_k = f"{serial[s]['kernels']:g}" if s in serial else "–"
         lines.append(f"| {w[s].rsplit('，', 1)[0].rsplit(',', 1)[0]}: {w['k']} | {ours[s]['kernels']:g} | {serial_k} | "
                      f"{base[s]['kernels']:g} | |")
     lines.append(f"| {w['peak']} | {ours['cold']['peak_mb']:.0f} | "
                  f"{serial['cold']['peak_mb']:.0f} | {base['cold']['peak_mb']:.0f} | "
-                 f"{ratio(ours['cold']['peak_mb'], base['cold']['peak_mb'])} |" if serial else
+                 f"{ratio(ours['cold']['peak_mb'], base['cold']['peak_mb'], across=True)} |" if serial else
                  f"| {w['peak']} | {ours['cold']['peak_mb']:.0f} | – | {base['cold']['peak_mb']:.0f} | |")
     if "peak_pss_mb" in ours["cold"]:  # kernels forked from the zygote share its pages: RSS counts them in each
         lines.append(f"| {w['pss']} | {ours['cold']['peak_pss_mb']:.0f}; {ours['cold']['processes_at_peak']} | | | |")
@@ -144,7 +154,7 @@ def table(data: dict, lang: str) -> str:
     cold = ours["cold"]
     checks = [
         (w["t1"], f"{ours['nochange']['seconds']:.1f} / {base['nochange']['seconds']:.1f} = "
-                  f"{ratio(ours['nochange']['seconds'], base['nochange']['seconds'])}",
+                  f"{ratio(ours['nochange']['seconds'], base['nochange']['seconds'], across=True)}",
          ours["nochange"]["seconds"] <= 0.5 * base["nochange"]["seconds"]),
         (w["t2"], f"{ours['prose']['seconds']:.1f} / {ours['nochange']['seconds']:.1f} = "
                   f"{ratio(ours['prose']['seconds'], ours['nochange']['seconds'])}",

@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import shutil
 import statistics
 import subprocess
@@ -90,12 +91,12 @@ def timed(command: list[str], cwd: Path, env: dict) -> float:
 WORDS = {
     "en": {"what": "", "seconds": "seconds", "target": "target", "cold": "cold run of every page",
            "primary": "the site's release (one cold build)", "install": "install of its environment",
-           "sum": "all compared releases, cold", "bound": "N × one cold build", "nochange_all": "no-change build, all releases",
+           "sum": "all compared releases, cold", "bound": "{n} (the releases compared) × one cold build", "nochange_all": "no-change build, all releases",
            "nochange_one": "no-change build, the site's release alone", "ratio": "ratio", "met": "met", "missed": "missed"},
     "zh": {"what": "", "seconds": "秒", "target": "目标", "cold": "所有页面冷运行",
            "primary": "本站版本（一次冷构建）", "install": "安装其环境", "sum": "所有对比版本，冷运行",
-           "bound": "N × 一次冷构建", "nochange_all": "无改动构建，全部版本", "nochange_one": "无改动构建，仅本站版本",
-           "ratio": "比值", "met": "达到", "missed": "未达到"},
+           "bound": "{n}（对比的版本数）× 一次冷构建", "nochange_all": "无改动构建，全部版本", "nochange_one": "无改动构建，仅本站版本",
+           "ratio": "比值", "met": "达成", "missed": "未达成"},
 }
 
 
@@ -110,14 +111,17 @@ def table(results: dict, lang: str) -> str:
         lines.append(f"| torch {version}: {w['install']} | {row['install']:.1f} | |")
         lines.append(f"| torch {version}: {w['cold']} | {row['cold']:.1f} | |")
     ok = w["met"] if total <= bound else w["missed"]
-    lines.append(f"| {w['sum']} | {total:.1f} | ≤ {w['bound']} = {bound:.1f}: {ok} |")
+    lines.append(f"| {w['sum']} | {total:.1f} | ≤ {w['bound'].format(n=len(releases))} = {bound:.1f}: {ok} |")
     everything, one = statistics.median(results["nochange_all"]), statistics.median(results["nochange_one"])
     ratio = everything / one
     lines.append(f"| {w['nochange_one']} | {one:.1f} | |")
     lines.append(f"| {w['nochange_all']} | {everything:.1f} | {w['ratio']} {ratio:.2f} ≤ 1.5: "
                  f"{w['met'] if ratio <= 1.5 else w['missed']} |")
-    return "\n".join(lines) + f"\n\n{results['machine']}; " + ("median of" if lang == "en" else "中位数，共") + \
-        f" {len(results['nochange_all'])} " + ("builds" if lang == "en" else "次构建") + "\n"
+    machine = results["machine"] if lang == "en" else re.sub(r"(\d+) cores", r"\1 核", results["machine"])
+    runs = len(results["nochange_all"])
+    said = (f"the no-change builds: median of {runs} builds; every other figure: one run" if lang == "en" else
+            f"无改动构建取 {runs} 次构建的中位数；其他数字均为一次运行")
+    return "\n".join(lines) + f"\n\n{machine}; {said}\n"
 
 
 if __name__ == "__main__":

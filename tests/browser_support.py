@@ -86,6 +86,7 @@ def in_lang(lang: str, rel: str) -> str:
 
 class _QuietHandler(http.server.SimpleHTTPRequestHandler):
     prefix = "/"
+    pages_404 = False
 
     def log_message(self, format, *args):  # noqa: A002 - the signature of the base class
         pass
@@ -107,6 +108,20 @@ class _QuietHandler(http.server.SimpleHTTPRequestHandler):
         if self._strip_prefix():
             super().do_GET()
 
+    def send_error(self, code, message=None, explain=None):
+        # GitHub Pages' rule, where asked for (SiteServer(pages_404=True)): any missing address, at any depth and in
+        # any language's folder, answers 404 with the site's one root 404.html.
+        page = Path(self.directory) / "404.html"
+        if code != 404 or not self.pages_404 or not page.is_file():
+            return super().send_error(code, message, explain)
+        body = page.read_bytes()
+        self.send_response(404)
+        self.send_header("Content-Type", "text/html; charset=utf-8")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        if self.command != "HEAD":
+            self.wfile.write(body)
+
     def do_HEAD(self):
         if self._strip_prefix():
             super().do_HEAD()
@@ -123,10 +138,11 @@ class _Server(http.server.ThreadingHTTPServer):
 class SiteServer:
     """The built site over HTTP on 127.0.0.1 (a free port), under its deployment path."""
 
-    def __init__(self, site: Path):
+    def __init__(self, site: Path, pages_404: bool = False):
+        """pages_404: answer a missing address as GitHub Pages does, with the root 404.html."""
         self.site = Path(site)
         self.prefix = base_path(self.site)
-        handler = type("Handler", (_QuietHandler,), {"prefix": self.prefix})
+        handler = type("Handler", (_QuietHandler,), {"prefix": self.prefix, "pages_404": pages_404})
         self._server = _Server(("127.0.0.1", 0), functools.partial(handler, directory=str(self.site)))
         self.origin = f"http://127.0.0.1:{self._server.server_address[1]}"
         self.base = self.origin + self.prefix

@@ -83,7 +83,16 @@ MEASURE_JS = """
       boxScrollsSideways: box.scrollWidth > box.clientWidth + 1,
     });
   }
-  return {errors: out, pageScrollsSideways: document.documentElement.scrollWidth > vw + 1};
+  // An output wider than its box scrolls sideways; it must say so (extra.css: a shadow on the hidden side).
+  const hidden = [];
+  for (const el of document.querySelectorAll('.nb-output pre, .nb-output .nb-html')) {
+    if (!visible(el) || el.scrollWidth <= el.clientWidth + 1) continue;
+    const s = getComputedStyle(el);
+    const layers = (s.backgroundImage.match(/gradient[(]/g) || []).length;
+    const cue = s.overflowX !== 'hidden' && layers >= 4 && /local/.test(s.backgroundAttachment);
+    if (!cue) hidden.push(el.textContent.trim().slice(0, 60));
+  }
+  return {errors: out, pageScrollsSideways: document.documentElement.scrollWidth > vw + 1, hiddenWithoutCue: hidden};
 }
 """
 
@@ -138,6 +147,8 @@ def problems(measured: dict[str, dict], width: int) -> list[str]:
                 found.append(f"/{rel} at {width} px: {' and '.join(where)}: {e['text']!r}")
         if m["pageScrollsSideways"]:
             found.append(f"/{rel} at {width} px: the page scrolls sideways")
+        found += [f"/{rel} at {width} px: an output hides content with no scroll cue: {text!r}"
+                  for text in m.get("hiddenWithoutCue", [])]
     return found
 
 

@@ -212,7 +212,8 @@ def test_worker_splits_mixed_scripts(tmp_path):
 def test_worker_expands_and_weighs_the_typed_words_first(tmp_path):
     out = worker(["inplace报错", "pinned memory", "显卡", "样本不均衡", "原地操作", "显存", '"原地 操作"'], tmp_path)
     assert out["received"] == [
-        "inplace*^3 报\\错*^3 原\\地^3",         # "inplace" is no word of the index: 原地 stands in for it, as heavy
+        "inplace*^3 place*^3 报\\错*^3 原\\地^3",  # "inplace" is no word of the index: 原地 stands in for it, as
+                                                   # heavy; and "place", what the index kept of "in-place"
         "pinned*^3 memory*^3 锁\\页\\内\\存^1", # the index holds both words: the counterpart weighs less
         "GPU^3",                                # 显, 卡 are dropped: alone they would match 显存
         "样^3 本^3 不^3 平\\衡^3",              # single characters and counterparts: whole words, not prefixes
@@ -220,3 +221,38 @@ def test_worker_expands_and_weighs_the_typed_words_first(tmp_path):
         "显\\存",                                # nothing to expand: the query as before
         '"原\\地 操\\作"',                       # lunr's syntax: left as typed
     ]
+
+
+def test_worker_searches_english_phrases_without_stop_words(tmp_path):
+    """Issue 44 §5: "in" of "in-place error" matched every word starting with "in"; the spellings of a compound
+    find the same pages; a plural is searched as its singular, which the trailing wildcard widens to both."""
+    out = worker(["in-place error", "in place", "inplace", "the", "pinned memories", "how to save a model"], tmp_path)
+    assert out["received"] == [
+        "place*^3 error*^3 原\\地^1",   # no "in*"; 原地, the glossary's counterpart of in-place
+        "place*^3 原\\地^1",            # "in place" as "in-place"
+        "inplace*^3 place*^3 原\\地^3",  # and "inplace" as what the index kept of "in-place"
+        "the",                          # a query of stop words alone is searched as typed
+        "pinned memory",                # the singular, which the trailing wildcard widens to both
+        "save model",
+    ]
+
+
+def test_worker_drops_punctuation_at_the_start_of_an_excerpt(tmp_path):
+    """Material starts an excerpt at the first piece between tags that holds a match: after an inline <code> that
+    was the punctuation following it ("、 COO 稀疏张量")."""
+    node = shutil.which("node")
+    if node is None:
+        pytest.fail("Node.js is needed to run the search worker (apt-get install nodejs)", pytrace=False)
+    harness = tmp_path / "excerpt.js"
+    harness.write_text(NODE_HARNESS.split("const queries")[0] + r"""
+const texts = JSON.parse(process.argv[3])
+const posted = []
+console.log(JSON.stringify(texts.map(t => self.torchnotesSearch.excerpt(t))))
+""", encoding="utf-8")
+    texts = ["、 COO <mark>稀疏</mark>张量", "\u200b。\u200b然后", "：<mark>x</mark>", ".data 的陷阱", ", and then",
+             "<mark>梯度</mark>、累加", "plain"]
+    run = subprocess.run([node, str(harness), str(WORKER), json.dumps(texts, ensure_ascii=False)],
+                         capture_output=True, text=True, timeout=60)
+    assert run.returncode == 0, run.stderr
+    assert json.loads(run.stdout) == ["COO <mark>稀疏</mark>张量", "然后", "<mark>x</mark>", ".data 的陷阱", "and then",
+                                      "<mark>梯度</mark>、累加", "plain"]

@@ -1,8 +1,8 @@
 """The version axis with two real torch releases: this environment's (the site's) and 2.13.0's CPU wheel.
 
 One small site in tmp_path has a page whose cells print the same in both releases, print something else in
-2.13 (the version string), vary from run to run (an address, a timing, masked before comparing; the clock,
-tagged volatile) and use an API 2.13 does not have yet. `python -m torchnotes versions` executes it under
+2.13 (an error message PyTorch reworded), vary from run to run (an address, a timing, the version string, masked
+before comparing; the clock, tagged volatile) and use an API 2.13 does not have yet. `python -m torchnotes versions` executes it under
 2.13.0 in an environment of its own; both generators then show the markers.
 """
 
@@ -31,20 +31,25 @@ SLOW_FIXTURES = {"envs"}  # tests/slow.py: torch 2.13 installed, the fixture sit
 CPU_WHEEL = cpu_wheel("2.13.0")
 OLD = "2.13.0+cpu" if CPU_WHEEL else "2.13.0"
 PRIMARY = pinned_torch(ROOT / "requirements.txt")
+MINOR = ".".join(PRIMARY.split("+")[0].split(".")[:2])  # how the pills name a release
 
 LONG_WARNING = ("this call is going away in a later release, together with every one of its keyword "
                 "arguments, so each page that uses it should move to the replacement described in the notes "
                 "before the next upgrade")
 CELLS = [
     ("same", code("import torch\nprint(torch.ones(3).sum().item())")),
-    ("differs", code("print(torch.__version__.split('+')[0])")),
+    # 2.15: "mm: self must be a matrix, got 3-D tensor"; 2.13: "self must be a matrix".
+    ("differs", code("try:\n    torch.mm(torch.ones(2, 2, 2), torch.ones(2, 2))\nexcept RuntimeError as error:\n"
+                     "    print(error)")),
+    # The version and the build are what a release says about itself, not a change (drift's version masks).
     ("masked", code("import time\nstart = time.perf_counter()\nprint(object())\n"
-                    "print(f'took {time.perf_counter() - start:.6f} s')")),
+                    "print(f'took {time.perf_counter() - start:.6f} s')\nprint('PyTorch:', torch.__version__)")),
     ("volatile", code("print(time.time_ns())", 'tags=["volatile"] reason="prints the clock"')),
     ("raises", code("print(torch.foreach.__name__)")),  # torch.foreach is new since 2.14
     # After the cell that raises under 2.13: not compared there. Warnings under the site's release: one Python
     # reports (to look at, long enough to be folded), one the page catches and prints on purpose.
-    ("warns", code(f"import warnings\nwarnings.warn({LONG_WARNING!r}, FutureWarning)")),
+    # (Named so that the text beside it, "Cell deprecated.", does not say that it warns: the page does not explain it.)
+    ("deprecated", code(f"import warnings\nwarnings.warn({LONG_WARNING!r}, FutureWarning)")),
     ("caught", code("with warnings.catch_warnings(record=True) as caught:\n    warnings.simplefilter('always')\n"
                     "    warnings.warn('shown on purpose', UserWarning)\n"
                     "print(caught[0].category.__name__ + ':', caught[0].message)")),
@@ -111,13 +116,15 @@ def test_a_real_difference_is_marked_and_opens_on_a_diff(built):
     blocks = drift_blocks((built / "drift" / "index.html").read_text())
     differs = blocks[2]
     assert "differs in 2.13" in differs
-    assert f'<span class="nb-drift-del">-{PRIMARY}</span>' in differs
-    assert '<span class="nb-drift-add">+2.13.0</span>' in differs
+    # Old above new, each line labelled with its release; no '+'/'-' signs, no hunk header.
+    old = differs.index('<span class="nb-drift-release">2.13</span>self must be a matrix')
+    new = differs.index(f'<span class="nb-drift-release">{MINOR}</span>mm: self must be a matrix')
+    assert old < new and "@@" not in differs
 
 
 def test_identical_masked_and_volatile_outputs_show_nothing(built):
     blocks = drift_blocks((built / "drift" / "index.html").read_text())
-    assert set(blocks) == {2, 5}, f"markers under cells {sorted(blocks)}; only 2 (version) and 5 (new API) differ"
+    assert set(blocks) == {2, 5}, f"markers under cells {sorted(blocks)}; only 2 (a message) and 5 (new API) differ"
 
 
 def test_an_older_release_raising_is_shown_as_such(built):
@@ -129,19 +136,21 @@ def test_an_older_release_raising_is_shown_as_such(built):
 def test_chinese_page_and_provenance_name_the_compared_release(built):
     zh = (built / "zh" / "drift" / "index.html").read_text()
     assert "在 2.13 中不同" in drift_blocks(zh)[2] and "在 2.13 中报错" in drift_blocks(zh)[5]
-    assert f"compared with PyTorch {OLD}" in (built / "drift" / "index.html").read_text()
-    assert f"已与 PyTorch {OLD} 对比" in zh
+    assert "compared with PyTorch 2.13" in (built / "drift" / "index.html").read_text()
+    assert "已与 PyTorch 2.13 对比" in zh
 
 
 def test_changes_page_lists_each_differing_cell_with_a_link_and_the_volatile_reason(built):
     html = (built / "versions" / "index.html").read_text()
-    assert f"PyTorch {OLD}: 2 cell(s) differ" in html
-    links = re.findall(r'href="\.\./drift/#(drift-code-\d+-[^"]+)"', html)
-    assert [link.split("-")[2] for link in links] == ["2", "5"]
+    assert "PyTorch 2.13: 2 cell(s) differ" in html and f"Compared with PyTorch {OLD} on" in html
+    # To the cell's number, above its code (not to the pills under its output).
+    links = re.findall(r'<li><a href="\.\./drift/#(cell-\d+)"', html)
+    assert links == ["cell-2", "cell-5"], links
     page_html = (built / "drift" / "index.html").read_text()
     assert all(f'id="{link}"' in page_html for link in links)
     assert "prints the clock" in html
-    assert "1 page(s) raise under this release" in html
+    raises = re.search(r"PyTorch 2\.13 raises on 1 page\(s\): (.*?)\.</p>", html)
+    assert raises and 'href="../drift/#cell-5"' in raises.group(1), html
 
 
 def test_nothing_changed_runs_nothing(site, compared, envs):
@@ -320,9 +329,12 @@ def test_the_record_is_pretty_checksummed_and_keyed_by_the_code(site, compared):
     states = [c["state"] for c in body["cells"]]
     assert states == ["same", "differs", "same", "skipped", "raises", "not-run", "not-run"], states
     differs = body["cells"][1]
-    assert differs["other"] == ["2.13.0"] and differs["shown"] == [PRIMARY.split("+")[0]]
+    assert differs["other"] == ["self must be a matrix"]
+    assert differs["shown"] == ["mm: self must be a matrix, got 3-D tensor"]
     # One output line per JSON line: a pull request's diff shows the line that changed.
-    assert re.search(r'\n\s+"2\.13\.0"\n', path.read_text())
+    assert re.search(r'\n\s+"self must be a matrix"\n', path.read_text())
+    # The raise is PyTorch's (a missing API), not the page's own check failing.
+    assert body["cells"][4]["origin"] == "library"
 
 
 def test_a_fresh_clone_shows_what_versions_showed(site, built, tmp_path):
@@ -336,7 +348,7 @@ def test_a_fresh_clone_shows_what_versions_showed(site, built, tmp_path):
         ours = (fresh / "out" / rel / "index.html").read_text()
         theirs = (built / rel / "index.html").read_text()
         assert drift_blocks(ours) == drift_blocks(theirs) and set(drift_blocks(ours)) == {2, 5}
-        assert f"PyTorch {OLD}" in ours
+        assert "PyTorch 2.13" in ours
     for rel in ("versions", "zh/versions"):
         ours = article((fresh / "out" / rel / "index.html").read_text())
         assert ours == article((built / rel / "index.html").read_text())
@@ -345,10 +357,10 @@ def test_a_fresh_clone_shows_what_versions_showed(site, built, tmp_path):
 
 def changes_numbers(html: str) -> dict[str, int]:
     text = re.sub(r"<[^>]+>", "", html)
-    found = re.search(r"Compared on (\d+) of (\d+) pages: (\d+) of (\d+) code cells", text)
+    found = re.search(r"Compared with PyTorch \S+ on (\d+) of (\d+) pages: (\d+) of (\d+) code cells", text)
     parts = {"pages": found.group(1), "total_pages": found.group(2), "compared": found.group(3),
              "total_cells": found.group(4)}
-    for key, words in (("changed", "changed since they were compared"), ("not-run", "after a cell that raises"),
+    for key, words in (("changed", "changed since they were compared"), ("not-run", "after a cell that stopped the page"),
                        ("skipped", "never compared"), ("unrecorded", "on pages this release has not run")):
         match = re.search(rf"(\d+) {words}", text)
         parts[key] = match.group(1) if match else "0"
@@ -373,8 +385,7 @@ def test_an_edited_cell_says_it_was_not_compared_since(site, built, tmp_path):
     edited = tmp_path / "edited"
     shutil.copytree(site, edited, ignore=shutil.ignore_patterns("out*"))
     drift = edited / "docs" / "en" / "drift.md"
-    drift.write_text(drift.read_text().replace("print(torch.__version__.split('+')[0])",
-                                               "print(torch.__version__.split('+')[0], end='\\n')"))
+    drift.write_text(drift.read_text().replace("    print(error)\n", "    print(error, end='\\n')\n"))
     # A release listed and never run: the changes page says so, with nothing to count.
     (edited / "versions.yml").write_text(f'versions:\n  - "{PRIMARY}"\n  - "{OLD}"\n  - "2.12.1"\n')
     done = run(edited, "-m", "mkdocs", "build", "--strict", "--site-dir", "out", envs=tmp_path / "no-envs")
@@ -387,7 +398,7 @@ def test_an_edited_cell_says_it_was_not_compared_since(site, built, tmp_path):
     assert "在 2.13 中不同" in zh[2] and "此代码单元格改动后尚未比较" not in "".join(zh.values())
     changes = (edited / "out" / "versions" / "index.html").read_text()
     assert changes_numbers(changes)["changed"] == len(blocks)
-    assert f"PyTorch {OLD}: 0 cell(s) differ" in changes
+    assert "PyTorch 2.13: 0 cell(s) differ" in changes
     assert "Not compared: the repository holds no record of this release" in changes and "compared/2.12.1/" in changes
 
 
@@ -395,8 +406,8 @@ def test_warnings_to_look_at_are_apart_from_those_provoked_on_purpose(built):
     import html as html_
 
     page_html = article((built / "versions" / "index.html").read_text())
-    attention, on_purpose = page_html.split("Provoked on purpose")
-    assert "To look at" in attention and "FutureWarning" in attention and "shown on purpose" not in attention
+    attention, on_purpose = page_html.split("Warnings the page provokes to explain them")
+    assert "Warnings the page does not explain" in attention and "FutureWarning" in attention and "shown on purpose" not in attention
     assert 'href="../drift/#cell-6"' in attention
     # Long: folded under its first words, with an ellipsis; the whole message inside.
     folded = re.search(r'<details class="nb-warning-text">\s*<summary>(.*?)</summary>\s*<p>(.*?)</p>', attention, re.S)

@@ -47,7 +47,7 @@ def report_rows(store: Store, docs_dir: Path, lang: str, tag: str = TAG, reader:
 def report_markdown(rows: list[ReportRow], lang: str) -> str:
     """The GPU section of the report page: pages, cells, recorded on, stale."""
     w = _words(lang)
-    lines = [f"## {w['section']}", "", f"| {w['page']} | {w['cells']} | {w['recorded_on']} | {w['stale_cells']} |",
+    lines = [f"## {w['section']}", "", w["section_intro"], "", f"| {w['page']} | {w['cells']} | {w['recorded_on']} | {w['stale_cells']} |",
              "|---|---|---|---|"]
     for row in rows:
         lines.append(f"| [{row.page}]({row.page}) | {numbers(row.cells)} | {row.recorded_on or w['none']} | "

@@ -26,6 +26,7 @@ from torchnotes.pages.tokens import substitute
 from torchnotes.publish.cells import cell_anchor, execution_numbers, renumbered
 from torchnotes.publish.zh import join_cjk_lines
 from torchnotes.strings import strings
+from torchnotes.versions.drift import BOTH, GAP, NEW, OLD, release_label
 
 # Tracebacks name files inside this machine's site-packages; readers need the package path, not ours.
 _SITE = re.compile(r"(?:/[^\s:'\"]+)?/(?:lib/python\d\.\d+/)?site-packages/")
@@ -156,28 +157,25 @@ def _render_code_cell(cell, outs: list[dict], ctx: RenderContext, labels: dict,
 
 
 def drift_html(cell_id: str, drifts: list, primary: str, labels: dict) -> str:
-    """One marker per release whose output differs; each opens on that release's output as a diff against the page's."""
+    """One marker per release whose output differs; each opens on the change from that release's output to the
+    page's, every changed line labelled with the release that prints it (old above new, as a reader reads it)."""
     items = []
     for item in drifts:
         if item.kind == "changed":  # no diff: what the release prints now is not known (versions.record)
             items.append(f'<span class="nb-drift-note" title="{html.escape(item.version)}">'
                          f'{html.escape(labels["drift_changed"])}</span>')
             continue
-        label = labels["drift_" + item.kind].format(version=_minor(item.version))
-        intro = labels["drift_intro"].format(version=item.version, primary=primary)
-        lines = []
-        for line in item.diff():
-            css = {"+": "nb-drift-add", "-": "nb-drift-del", "@": "nb-drift-hunk"}.get(line[:1], "")
-            text = html.escape(line)
-            lines.append(f'<span class="{css}">{text}</span>' if css else text)
-        items.append(f'<details class="nb-drift"><summary>{html.escape(label)}</summary>'
-                     f'<p>{html.escape(intro)}</p><pre class="nb-drift-diff" tabindex="0">' + "\n".join(lines)
+        old, new = release_label(item.version), release_label(primary)
+        label = labels["drift_" + item.kind].format(version=old)
+        intro = labels["drift_intro_" + item.kind].format(version=old, primary=new, error=item.error)
+        side_label = {OLD: old, NEW: new, BOTH: "", GAP: ""}
+        # Block spans, one a line (extra.css): no newline between them, which pre-wrap would show as a blank line.
+        lines = [f'<span class="nb-drift-line nb-drift-{side}"><span class="nb-drift-release">'
+                 f'{side_label[side]}</span>{html.escape(text)}</span>' for side, text in item.diff()]
+        items.append(f'<details class="nb-drift nb-drift--{item.kind}"><summary>{html.escape(label)}</summary>'
+                     f'<p>{html.escape(intro)}</p><pre class="nb-drift-diff" tabindex="0">' + "".join(lines)
                      + "</pre></details>")
     return f'<div class="nb-drifts" id="drift-{cell_id}" data-search-exclude>' + "".join(items) + "</div>"
-
-
-def _minor(version: str) -> str:
-    return ".".join(version.split("+")[0].split(".")[:2])
 
 
 def _render_output(out: dict, name: str, ctx: RenderContext, labels: dict, numbers: dict[int, int]) -> str:

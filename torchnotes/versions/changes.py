@@ -20,10 +20,12 @@ from torchnotes.versions.drift import (
     CHANGED,
     COMPARED_STATES,
     DIFFERS,
+    FAILS,
     NOT_RUN,
     RAISES,
     SKIPPED,
     CellDrift,
+    release_label,
     warnings_in,
 )
 from torchnotes.versions.record import Record
@@ -42,7 +44,9 @@ class Comparison:
     states: dict[str, dict[str, list[dict]]] = field(default_factory=dict)
     cells: dict[str, list[CellDrift]] = field(default_factory=dict)  # by page: cells that differ or raise
     changed: dict[str, dict[str, list[str]]] = field(default_factory=dict)  # page -> cell id -> releases
-    failed: dict[str, dict[str, str]] = field(default_factory=dict)  # release -> page -> error
+    failed: dict[str, dict[str, str]] = field(default_factory=dict)  # release -> page -> error PyTorch raised
+    # release -> page -> the error of the page's own code (drift.own_failure): its check failed, not PyTorch
+    own_failures: dict[str, dict[str, str]] = field(default_factory=dict)
     pages: list[str] = field(default_factory=list)  # the pages with code cells this build shows
 
     @property
@@ -108,47 +112,65 @@ def compare(settings: Settings, results: list[PageResult]) -> Comparison:
             for number, (cell, entry) in enumerate(zip(result.source.code_cells, states), 1):
                 state = entry["state"]
                 if state in (DIFFERS, RAISES):
+                    own = state == RAISES and entry.get("origin") == "page"
                     found.cells.setdefault(result.page, []).append(CellDrift(
-                        cell.id, number, version, state, "\n".join(entry["shown"]), "\n".join(entry["other"]),
-                        entry.get("error", "")))
+                        cell.id, number, version, FAILS if own else state, "\n".join(entry["shown"]),
+                        "\n".join(entry["other"]), entry.get("error", "")))
                     if state == RAISES:
-                        found.failed.setdefault(version, {})[result.page] = entry.get("error", "")
+                        failures = found.own_failures if own else found.failed
+                        failures.setdefault(version, {})[result.page] = entry.get("error", "")
                 elif state == CHANGED:
                     found.changed.setdefault(result.page, {}).setdefault(cell.id, []).append(version)
     return found
 
 
 def changes_markdown(comparison: Comparison, results: list[PageResult], lang: str, docs_dir: Path,
-                     root: Path) -> str:
+                     root: Path, repo_url: str = "") -> str:
     """The changes page of one language: what each release was compared on and which cells differ there, then
     the warnings of the site's release. Every number is counted from the committed record."""
     w = strings(lang)
     mine = _own_pages(results, lang, docs_dir, root)
     cells = {r.page: len(r.source.code_cells) for r in mine.values()}
-    lines = [w["changes_summary"].format(pages=len(mine), cells=sum(cells.values()), primary=comparison.primary), ""]
+    releases = ", ".join(release_label(v) for v in comparison.listed)
+    record_url = f"{repo_url.rstrip('/')}/tree/main/compared" if repo_url else "#"
+    lines = [w["changes_summary"].format(pages=len(mine), cells=sum(cells.values()), record_url=record_url,
+                                         primary=release_label(comparison.primary), releases=releases), ""]
     for version in comparison.listed:
+        label = release_label(version)
         count = comparison.counts(version, [r.page for r in mine.values()], cells)
         if not count["pages"]:
-            lines += [f"## PyTorch {version}", "", w["changes_missing"].format(version=version), ""]
+            lines += [f"## PyTorch {label}", "", w["changes_missing"].format(version=version, record_url=record_url),
+                      ""]
             continue
         rows = [(rel, d) for rel, r in mine.items() for d in comparison.cells.get(r.page, []) if d.version == version]
-        failed = [rel for rel, r in mine.items() if comparison.failed.get(version, {}).get(r.page)]
-        lines += [f"## {w['changes_version'].format(version=version, count=len(rows))}", "",
-                  w["changes_counts"].format(pages=count["pages"], total_pages=len(mine), compared=count["compared"],
-                                             total_cells=sum(cells.values())), ""]
+        lines += [f"## {w['changes_version'].format(version=label, count=len(rows))}", "",
+                  w["changes_counts"].format(release=version, pages=count["pages"], total_pages=len(mine),
+                                             compared=count["compared"], total_cells=sum(cells.values())), ""]
         reasons = [w[f"changes_not_{key.replace('-', '_')}"].format(count=count[key])
                    for key in (CHANGED, "unrecorded", NOT_RUN, SKIPPED) if count[key]]
         if reasons:
             lines += [w["changes_not_compared"].format(count=sum(count[k] for k in (CHANGED, "unrecorded", NOT_RUN,
                                                                                      SKIPPED))), ""]
             lines += [f"- {reason}" for reason in reasons] + [""]
-        if failed:
-            lines += [w["changes_failed"].format(count=len(failed)), ""]
-        lines += [f"- [{_title(mine[rel])} · {w['changes_cell'].format(number=d.number)}]({rel}#drift-{d.cell_id})"
-                  f" · {w['drift_' + d.kind].format(version=version)}" for rel, d in rows] or [w["changes_none"]]
+        # Which pages raise, and which pages' own checks fail, by name: a bare count above the list of cells read
+        # as if every cell listed raised.
+        for key, kind in (("changes_failed", RAISES), ("changes_own_failures", FAILS)):
+            named = [_page_cell_link(mine[rel], rel, d, w) for rel, d in rows if d.kind == kind]
+            if named:
+                lines += [w[key].format(version=label, count=len(named), pages="; ".join(named)), ""]
+        if rows:
+            lines += [w["changes_differs_list"].format(count=len(rows)), ""]
+        lines += [f"- {_page_cell_link(mine[rel], rel, d, w)} · {w['drift_' + d.kind].format(version=label)}"
+                  + (f": `{d.error}`" if d.kind == FAILS and d.error else "") for rel, d in rows] or [w["changes_none"]]
         lines.append("")
-    lines += _warnings_section(mine, w, comparison.primary) + _volatile_section(mine, w)
+    lines += _warnings_section(mine, w, release_label(comparison.primary)) + _volatile_section(mine, w)
     return "\n".join(lines) + "\n"
+
+
+def _page_cell_link(result: PageResult, rel: str, drift: CellDrift, w: dict) -> str:
+    # To the cell's number (#cell-N), above its code: the pills (#drift-…) sit under the output, so a link to them
+    # left the cell's number and code scrolled out of view.
+    return f"[{_title(result)} · {w['changes_cell'].format(number=drift.number)}]({rel}#cell-{drift.number})"
 
 
 def _warnings_section(mine: dict, w: dict, primary: str) -> list[str]:

@@ -21,7 +21,17 @@ from torchnotes.gpu.store import prefix_hashes
 from torchnotes.log import logger
 from torchnotes.pages.read import Page
 from torchnotes.storage import read_checked, write_checked
-from torchnotes.versions.drift import CHANGED, DIFFERS, RAISES, SKIPPED, SKIPPED_TAGS, compare_cells
+from torchnotes.versions.drift import (
+    CHANGED,
+    DIFFERS,
+    RAISES,
+    SAME,
+    SKIPPED,
+    SKIPPED_TAGS,
+    compare_cells,
+    normalise,
+    own_failure,
+)
 
 RECORD_DIR = "compared"
 FORMAT = 1
@@ -54,6 +64,8 @@ class Record:
                 entry["other"] = item["other"].split("\n")
                 if item.get("error"):
                     entry["error"] = item["error"]
+                if item.get("origin"):
+                    entry["origin"] = item["origin"]
             cells.append(entry)
         body = {"format": FORMAT, "release": release, "torch": torch, "page": page_name, "cells": cells}
         path = self.path(release, page.path)
@@ -87,7 +99,7 @@ class Record:
             if entry is None:
                 comparable = not (SKIPPED_TAGS & set(cell.metadata.get("tags", []))) and runnable(cell, cuda=False)
                 entry = {"state": CHANGED if comparable else SKIPPED}
-            found.append(entry)
+            found.append(read_today(entry))
         return found
 
     def prune(self, releases: list[str]) -> list[Path]:
@@ -103,3 +115,18 @@ class Record:
             if not any(folder.iterdir()):
                 folder.rmdir()
         return removed
+
+
+def read_today(entry: dict) -> dict:
+    """An entry as this build's rules read it: both sides compared masked again (a mask added since the record was
+    written, such as the version strings, applies at once; a difference it removes is no difference), and a raise recorded
+    before "origin" existed classified from its message (drift.own_failure)."""
+    state = entry.get("state")
+    if state == DIFFERS:
+        shown, other = normalise("\n".join(entry["shown"])), normalise("\n".join(entry["other"]))
+        if shown == other:
+            return {k: v for k, v in entry.items() if k not in ("shown", "other")} | {"state": SAME}
+        return entry  # its diff shows the lines as printed, versions and all
+    if state == RAISES and "origin" not in entry:
+        return {**entry, "origin": "page" if own_failure(entry.get("error", "")) else "library"}
+    return entry

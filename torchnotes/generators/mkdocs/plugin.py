@@ -18,6 +18,7 @@ import logging
 import re
 from dataclasses import replace
 from pathlib import Path
+from urllib.parse import urlsplit
 
 from jinja2 import FileSystemBytecodeCache
 from mkdocs.exceptions import PluginError
@@ -25,7 +26,7 @@ from mkdocs.plugins import BasePlugin, CombinedEvent, event_priority
 
 from torchnotes.engine.environment import Environment, probe
 from torchnotes.errors import BuildFailed
-from torchnotes.generators.mkdocs import alternates
+from torchnotes.generators.mkdocs import alternates, not_found
 from torchnotes.generators.mkdocs.config import NotebooksConfig
 from torchnotes.generators.mkdocs.kept_html import KeptHtml
 from torchnotes.generators.mkdocs.kept_search import KeptSearch
@@ -187,7 +188,11 @@ class NotebooksPlugin(BasePlugin[NotebooksConfig]):
         if getattr(config.plugins.get("i18n"), "building", False):
             return  # the end of mkdocs-static-i18n's build of one more language: the index is not merged yet
         self.published.report.write(self.folder.report)
-        _write_not_found(self.not_found, Path(config.site_dir), self.config.languages)
+        try:
+            not_found.write(self.not_found, Path(config.site_dir), self.config.languages,
+                            urlsplit(config.site_url or "").path.rstrip("/") + "/")
+        except not_found.NotFoundPageUnexpected as error:
+            raise PluginError(f"404 page: {error}") from error
         if config.use_directory_urls:
             alternates.write_page_sitemaps(Path(config.site_dir), config.site_url, self.config.languages[0])
         if self.kept is not None:
@@ -224,12 +229,3 @@ def _language_base(output: str, dest_uri: str, languages: list[str]) -> str:
         return output
     base = "/".join([".."] * (len(parts) - 2)) or "."
     return _CONFIG_BASE.sub(lambda m: m.group(1) + json.dumps(base), output, count=1)
-
-
-def _write_not_found(pages: dict[str, str], site_dir: Path, languages: list[str]) -> None:
-    """Each language's 404 page (mkdocs-static-i18n renders it once per language, each over the last): English at
-    /404.html, Chinese at /zh/404.html."""
-    for lang, page in pages.items():
-        root = site_dir / ("" if lang == languages[0] else lang)
-        if root.is_dir():
-            (root / "404.html").write_text(page, encoding="utf-8")

@@ -49,7 +49,7 @@ def report_markdown(report: Report, lang: str, root: Path, docs_dir: Path) -> st
         lines.append(f"| [{rel}]({rel}) | {w['status_' + r.status]} | {seconds} | {r.date or '–'} |")
     slow = sorted(((s, rel, n) for rel, r in rows for n, s in enumerate(r.cell_seconds or [], 1) if s), reverse=True)
     if slow:
-        lines += ["", f"### {w['report_slowest']}", "",
+        lines += ["", f"### {w['report_slowest']}", "", w["report_slowest_intro"].format(count=min(SLOWEST, len(slow))), "",
                   f"| {w['report_page']} | {w['report_cell']} | {w['report_seconds']} |", "|---|--:|--:|"]
         lines += [f"| [{rel}]({rel}) | {n} | {s:.2f} |" for s, rel, n in slow[:SLOWEST]]
     return "\n".join(lines) + "\n"

@@ -14,6 +14,7 @@ from torchnotes.publish.features.base import Feature, PageOut
 from torchnotes.storage import write_if_changed
 from torchnotes.strings import strings
 from torchnotes.versions.changes import CHANGES_MARKER, Comparison, changes_markdown, compare, drift_report
+from torchnotes.versions.drift import release_label
 
 
 class VersionChanges(Feature):
@@ -44,9 +45,12 @@ class VersionChanges(Feature):
         if CHANGES_MARKER not in body:
             return body
         settings = self.build.settings
+        repo = f"https://github.com/{settings.github_repo}" if settings.github_repo else ""
         return body.replace(CHANGES_MARKER, changes_markdown(self.comparison, self.build.report.results, out.lang,
-                                                             settings.docs_dir, settings.root))
+                                                             settings.docs_dir, settings.root, repo))
 
     def provenance(self, out: PageOut) -> str:
         compared = self.comparison.compared.get(out.result.page)
-        return strings(out.lang)["compared"].format(versions=", ".join(compared)) if compared else ""
+        # Named as the pills and the changes page name them ("2.14"), not as pip does ("2.14.1+cu130").
+        labels = ", ".join(release_label(version) for version in compared or [])
+        return strings(out.lang)["compared"].format(versions=labels) if compared else ""

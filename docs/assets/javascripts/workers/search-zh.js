@@ -13,7 +13,9 @@
  *    as "梯度", and Material's own cut leaves single characters alone.
  * 3. Mixed scripts ("inplace报错") are split between Chinese and Latin (splitScripts).
  * 4. Each word is also searched as its counterparts of config.torchnotes.expand (glossary, synonyms), weighted
- *    below the typed words (rewrite). Everything else is Material's worker.
+ *    below the typed words (rewrite).
+ * 5. English phrases: stop words, compounds and plurals (english).
+ * 6. No excerpt starts with punctuation (trimmed). Everything else is Material's worker.
  *
  * Loaded by overrides/main.html as __config.search, with ?material=<Material's worker file name>.
  */
@@ -197,6 +199,43 @@
     }
   }
 
+  /*
+   * 5. English phrases. The index holds no stop word (lunr's stopWordFilter drops them when it is built), but
+   *    Material searches every typed word with a trailing wildcard, so "in" of "in-place error" matched every
+   *    word that starts with "in" (index, input, ...), on every page. A stop word is therefore left out of a query
+   *    that has other words. The spellings of one compound find the same pages: "in-place" and "in place" are
+   *    also searched as "inplace" where the index holds that word, and "inplace" as "place" (its part after a
+   *    stop word, which is what the index kept of "in-place"). A plural the index does not hold is searched as its
+   *    singular ("jacobians" -> "jacobian*", which finds both); one it holds stays as typed ("GPUs": "gpu*" would
+   *    match every page about a GPU).
+   */
+  var STOP_WORDS = new Set(("a able about across after all almost also am among an and any are as at be because " +
+    "been but by can cannot could dear did do does either else ever every for from get got had has have he her " +
+    "hers him his how however i if in into is it its just least let like likely may me might most must my neither " +
+    "no nor not of off often on only or other our own rather said say says she should since so some than that the " +
+    "their them then there these they this tis to too twas us wants was we were what when where which while who " +
+    "whom why will with would yet you your").split(" "))  /* lunr.stopWordFilter's list, lunr 2.3 */
+
+  function english(words) {
+    var lower = words.map(function (w) { return w.toLowerCase() })
+    var kept = lower.filter(function (w) { return !STOP_WORDS.has(w) })
+    var out = kept.length ? [] : words.slice()
+    lower.forEach(function (word, i) {
+      if (!kept.length) return
+      if (!STOP_WORDS.has(word)) {
+        var singular = /ies$/.test(word) ? word.slice(0, -3) + "y" : word.replace(/(?:(?<=(?:ss|sh|ch|x))es|s)$/, "")
+        var unheld = !latinWords.has(word) && singular.length > 2 && latinWords.has(singular)
+        out.push(unheld ? singular : words[i])
+        for (var at = 2; at <= word.length - 3; at++) {                 /* inplace -> place */
+          if (STOP_WORDS.has(word.slice(0, at)) && latinWords.has(word.slice(at))) out.push(word.slice(at))
+        }
+      }
+      var next = lower[i + 1]
+      if (next && latinWords.has(word + next)) out.push(word + next)   /* in-place, in place -> inplace */
+    })
+    return out
+  }
+
   /* The lunr terms of a phrase: Chinese cut into the index's words (escaped), Latin split by the separator. */
   function phraseTerms(phrase) {
     var out = []
@@ -217,7 +256,7 @@
     query.split(/(\p{sc=Han}+)/u).forEach(function (piece, i) {
       if (!(i % 2)) {
         var words = piece.split(/\s+/).join(" ").split(expansions.separator).filter(Boolean)
-        typed.push.apply(typed, words)
+        typed.push.apply(typed, english(words))
         latin.push.apply(latin, words)
         return
       }
@@ -272,6 +311,29 @@
     return out.join(" ")
   }
 
+  /*
+   * 6. Excerpts. Material shows a result's text from the start of the first piece between two tags that holds a
+   *    match, so after an inline <code> the excerpt began with the punctuation that followed it ("、 COO 稀疏张量").
+   *    Punctuation (and the spaces around it) at the start of an excerpt is dropped; "." only before a space, so
+   *    that ".data" stays.
+   */
+  var RESULT = 3                                 /* Material's SearchMessageType */
+  var LEADING_PUNCTUATION = /^(?:[\s\u200b]|<\/mark>)*(?:[、。，．？！；：）」』》〉”’,;:!?)]|\.(?=[\s\u200b]))+[\s\u200b]*/
+
+  function excerpt(text) { return typeof text === "string" ? text.replace(LEADING_PUNCTUATION, "") : text }
+
+  function trimmed(message) {
+    if (!message || message.type !== RESULT || !message.data || !Array.isArray(message.data.items)) return message
+    message.data.items.forEach(function (group) {
+      (Array.isArray(group) ? group : [group]).forEach(function (doc) { if (doc) doc.text = excerpt(doc.text) })
+    })
+    return message
+  }
+
+  var post = self.postMessage
+  if (typeof post === "function")
+    self.postMessage = function (message) { return post.apply(self, [trimmed(message)].concat([].slice.call(arguments, 1))) }
+
   self.addEventListener("message", function (ev) {
     var message = ev.data
     if (!message || message.segmented) return
@@ -289,7 +351,8 @@
   })
 
   /* Exposed for tests/test_search.py and tests/test_search_expand.py, which run this file in Node. */
-  self.torchnotesSearch = { cut: cut, rewrite: rewrite, unpack: unpack, splitScripts: splitScripts }
+  self.torchnotesSearch = { cut: cut, rewrite: rewrite, unpack: unpack, splitScripts: splitScripts, english: english,
+                            excerpt: excerpt }
 
   importScripts(materialWorker())
 
