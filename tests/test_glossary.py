@@ -322,3 +322,19 @@ def test_a_twin_marked_to_translate_is_not_held_to_the_glossary(tmp_path, capsys
 def test_issue_47_terms_fail_on_the_old_text(tmp_path, text, reported):
     errors = find_forbidden(page(tmp_path, text), project_glossary()[0])
     assert [e.reason.split("'")[1] for e in errors] == reported
+
+
+@pytest.mark.parametrize("text, reported", [
+    # issue 47 §5: one style of quotation marks in Chinese prose, “”
+    ("这就是所谓的「原地」操作。\n", ["「"]),
+    ('这就是所谓的"原地"操作。\n', ['"原地"']),
+    ("这就是所谓的“原地”操作。\n", []),
+    ('所以 "13.0" 排在 "9.2" 前面。\n', []),  # string literals of the code, ASCII as in Python
+    ('!!! warning "更正"\n    正文。\n', []),  # an admonition's title is Markdown syntax
+    ('```python\nprint("中文标签")\n```\n', []),  # code: the 措辞 table reads it, this rule does not
+])
+def test_chinese_prose_quotes_with_one_style(tmp_path, text, reported):
+    from torchnotes.pages.glossary import find_calques
+
+    errors = [e for e in find_calques(page(tmp_path, text), project_glossary()[1]) if "quotes with" in e.reason]
+    assert [e.reason.split("'")[1] for e in errors] == reported

@@ -193,6 +193,21 @@ def find_forbidden(path: Path, terms: list[Term]) -> list[ForbiddenTerm]:
 FULL_WIDTH_GLOSS = re.compile(r"[\u4e00-\u9fff*]（([a-z](?:[A-Za-z \-]*[A-Za-z])?)）")
 
 
+# Quotation marks in Chinese prose are “” (issue 47: 「」, “” and ASCII "" were mixed): 「」 anywhere in prose, or ASCII
+# double quotes around text that holds a Chinese character. Admonition titles (!!! note "标题") are Markdown syntax.
+CORNER_QUOTES = re.compile(r"[「」『』]")
+ASCII_QUOTED = re.compile(r'"(?=[^"\s])[^"\n]*[\u4e00-\u9fff][^"\n]*(?<=[^"\s])"')
+ADMONITION = re.compile(r'^\s*(?:!!!|\?\?\?\+?|===)\s*(?:[\w-]+\s*)?"[^"]*"')
+
+
+def _quotes(line: str) -> str | None:
+    """The first quotation of the line that is not “”, or None."""
+    line = ADMONITION.sub("", line)
+    line = re.sub(r"<[^>]*>", lambda m: " " * len(m.group()), line)  # attribute values of raw HTML
+    found = CORNER_QUOTES.search(line) or ASCII_QUOTED.search(line)
+    return found.group() if found else None
+
+
 def find_calques(path: Path, wording: list[Wording]) -> list[Calque]:
     """Every variant of the 措辞 table on the page, prose and code alike, naming the wording to use; and, in prose,
     every English gloss in full-width parentheses (the site writes 术语 (English))."""
@@ -204,11 +219,17 @@ def find_calques(path: Path, wording: list[Wording]) -> list[Calque]:
                 if pattern.search(line):
                     errors.append(Calque(path, f"'{variant}' reads as a calque ({row.meaning}): write "
                                                f"{' / '.join(row.use)}", line=number))
+    lines = text.splitlines()
+    front = next((n for n, line in enumerate(lines[1:], 2) if line.strip() == "---"), 0) if lines[:1] == ["---"] else 0
     if wording:
         for number, line in _prose_lines(text):
             for match in FULL_WIDTH_GLOSS.finditer(line):
                 errors.append(Calque(path, f"'（{match.group(1)}）' glosses a term in full-width parentheses: write "
                                            f"术语 ({match.group(1)}), with half-width parentheses", line=number))
+            quoted = _quotes(line) if number > front else None  # front matter is YAML: its strings are quoted
+            if quoted is not None:
+                errors.append(Calque(path, f"'{quoted}' quotes with other marks than the site's: Chinese prose quotes "
+                                           "with “”", line=number))
     return errors
 
 
