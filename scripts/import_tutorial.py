@@ -31,8 +31,8 @@ from new_page import ROOT, add_to_nav  # noqa: E402
 from tutorial_links import Links, UnresolvedLink, published_url, relative_link, tutorial_key  # noqa: E402
 from tutorial_rst import TutorialImportError, convert_text  # noqa: E402
 
+from torchnotes.engine.blame import bound_names  # noqa: E402
 from torchnotes.engine.environment import probe  # noqa: E402
-from torchnotes.engine.execute import bound_names  # noqa: E402
 from torchnotes.engine.scheduler import Engine, Run  # noqa: E402
 from torchnotes.pages.freshness import Ledger  # noqa: E402
 from torchnotes.pages.translations import TRANSLATE_MARKER  # noqa: E402

@@ -10,7 +10,7 @@ import pytest
 import yaml
 from helpers import FIXTURE_SITE, ROOT, fixture_copy
 
-from torchnotes.engine.execute import error_kind
+from torchnotes.engine.blame import error_kind
 from torchnotes.errors import CellFailed, KeptNotice, MissingModule, OutdatedApi, UnmarkedEnglish, UntranslatedPage
 from torchnotes.pages.read import read_page
 from torchnotes.pages.translations import TRANSLATE_MARKER, check_translations, check_untranslated, untranslated_pages

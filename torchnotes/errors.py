@@ -10,7 +10,6 @@ from pathlib import Path
 
 class NotebookError(Exception):
     """Base class: a page that cannot be turned into executed output."""
-
     hint = ""
     exit_code = 1  # what a command exits with when this stops it (torchnotes/cli/__init__.py)
 
@@ -63,7 +62,6 @@ class InvalidTags(NotebookError):
 class UntranslatedPage(NotebookError):
     """A translated (or half-translated) page that still carries the "to translate" marker: readers would be told
     the text below is the English original."""
-
     hint = ("Finish the translation (prose, comments and printed labels; code stays the same), then delete the marker "
             "line: the notice 「本页尚未翻译」 goes with it.")
 
@@ -71,14 +69,12 @@ class UntranslatedPage(NotebookError):
 class UnmarkedEnglish(NotebookError):
     """An imported twin whose prose has no word of its language and no "to translate" marker: the English text
     passed off as translated by deleting the marker."""
-
     hint = ("Put the '<!-- torchnotes: to translate -->' marker back under the title (the site then tells readers the "
             "page is the English original), or translate the page.")
 
 
 class KeptNotice(NotebookError):
     """A page with the text of the untranslated notice but no marker: the site writes that notice itself."""
-
     hint = ("Delete the notice from the page: the site shows it by itself on a page that carries the "
             "'<!-- torchnotes: to translate -->' marker, and only there.")
 
@@ -95,29 +91,24 @@ class CellFailed(NotebookError):
 
 class OutdatedApi(CellFailed):
     """A cell fails the way code written for an older PyTorch fails: an argument, attribute or name that is gone."""
-
     hint = ("This looks like an API change, not an error the example means to show: update the code to what this "
             "PyTorch release offers (its release notes name the replacement). A raises-exception tag would only hide it.")
 
 
 class WroteIntoPages(CellFailed):
-    """A page wrote (or removed) a file in the pages' folder, docs/: the site would publish it and the cache would
-    take it for an input. The kernel refuses the write before anything is written."""
-
+    """A page wrote into docs/ (the site would publish it); refused before anything was written."""
     hint = ("Write by a relative path (the page runs in a scratch folder of its own) or into tempfile.TemporaryDirectory(); "
             "never into docs/.")
 
 
 class SolutionFailed(CellFailed):
     """An exercise's solution (a code cell tagged solution) fails its own check: a wrong answer must not publish."""
-
     hint = ("The solution's assert (or its code) failed: fix the solution, or the exercise above it if it asks "
             "something else; then run the page again (python -m torchnotes run PAGE).")
 
 
 class InvalidExercise(NotebookError):
     """An exercise without its solution right under it, or a solution without an exercise above it."""
-
     hint = ("Write each exercise as a Markdown region <!-- #region tags=[\"exercise\"] --> ... <!-- #endregion -->, "
             "followed at once by one ```python tags=[\"solution\"] cell that checks its answer (see CONTRIBUTING.md, "
             "'Exercises').")
@@ -125,7 +116,6 @@ class InvalidExercise(NotebookError):
 
 class CellsFailed(NotebookError):
     """Every failing cell of a page run to its end (the importer's first run): one error each, in details."""
-
     hint = "Fix each cell listed below, then build again."
 
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import ast
 import asyncio
 import os
 import re
@@ -18,6 +17,7 @@ from nbclient.exceptions import CellExecutionError, CellTimeoutError, DeadKernel
 from nbconvert.filters import strip_ansi
 from traitlets.config import Config
 
+from torchnotes.engine.blame import bound_names, error_kind, solution_named
 from torchnotes.engine.environment import kernel_variables
 from torchnotes.engine.fonts import missing_glyphs
 from torchnotes.engine.inputs import RECORD_CELL, RecordMissing, parse_record
@@ -34,16 +34,12 @@ from torchnotes.errors import (
     InputsUnrecorded,
     KernelDied,
     KernelStartFailed,
-    MissingModule,
     NotebookError,
-    OutdatedApi,
     OutputTooLarge,
     PageTimeout,
-    SolutionFailed,
-    WroteIntoPages,
 )
 from torchnotes.pages.read import Page
-from torchnotes.pages.tags import NEEDS_CUDA, RAISES, SKIP_EXECUTION, SOLUTION
+from torchnotes.pages.tags import NEEDS_CUDA, RAISES, SKIP_EXECUTION
 
 SETUP_FILE = Path(__file__).parent / "kernel_setup.py"
 
@@ -253,64 +249,6 @@ class _PageRun:
                     self.shown, f"the page's outputs reach {total:,} bytes at this cell, over the limit of {PAGE_LIMIT:,}",
                     cell=index + 1, line=self.lines[index] if index < len(self.lines) else None)
         return error
-
-
-# What code written for an older release raises: an argument, attribute or name the API no longer has.
-_API_CHANGE = {
-    # A value that is None where an older release returned a tensor (zero_grad() sets .grad to None since 2.0).
-    "TypeError": re.compile(r"unexpected keyword argument|got an invalid combination of arguments|"
-                            r"takes \d+ positional arguments? but \d+ (?:was|were) given|missing \d+ required|"
-                            r"'NoneType' object is not (?:subscriptable|iterable|callable)"),
-    "AttributeError": re.compile(r"has no attribute"),
-    "ImportError": re.compile(r"cannot import name"),
-    "RuntimeError": re.compile(r"\b(?:deprecated|no longer supported|has been removed)\b"),
-}
-
-
-def bound_names(source: str) -> set[str]:
-    """The names a cell's code binds (assigns, imports, defines, takes as a parameter or an exception); none for
-    code that does not parse."""
-    try:
-        tree = ast.parse(source)
-    except SyntaxError:
-        return set()
-    bound = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
-            bound.add(node.id)
-        elif isinstance(node, (ast.Import, ast.ImportFrom)):
-            bound.update((a.asname or a.name).split(".")[0] for a in node.names)
-        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            bound.add(node.name)
-        elif isinstance(node, ast.arg):
-            bound.add(node.arg)
-        elif isinstance(node, ast.ExceptHandler) and node.name:
-            bound.add(node.name)
-    return bound
-
-
-def solution_named(cells, index: int, kind, reason: str):
-    """A failing solution cell names its exercise, numbered as the page numbers them (the n-th solution cell solves
-    the n-th exercise: the exercises feature checks that every page pairs them so)."""
-    if SOLUTION not in cells[index].metadata.get("tags", []):
-        return kind, reason
-    number = sum(SOLUTION in cell.metadata.get("tags", []) for cell in cells[:index + 1])
-    return SolutionFailed, f"the solution of exercise {number} fails: {reason}"
-
-
-# What kernel_setup._guard_pages raises for a write into the pages' folder.
-WROTE_INTO_PAGES = "[torchnotes] the page writes into the pages' folder"
-
-
-def error_kind(ename: str, evalue: str) -> type[CellFailed]:
-    """The error type of a cell that raised: a package that is not installed (the fix is in requirements.txt), an
-    API change (the fix is in the code), or a failure (the code, or a raises-exception tag when it is the point)."""
-    if ename == "ModuleNotFoundError":
-        return MissingModule
-    if ename == "PermissionError" and evalue.startswith(WROTE_INTO_PAGES):
-        return WroteIntoPages
-    pattern = _API_CHANGE.get(ename.rsplit(".", 1)[-1])
-    return OutdatedApi if pattern is not None and pattern.search(evalue) else CellFailed
 
 
 async def _within(coroutine, limit: float | None):

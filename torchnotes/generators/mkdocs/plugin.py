@@ -172,11 +172,12 @@ class NotebooksPlugin(BasePlugin[NotebooksConfig]):
         return _language_base(output, page.file.dest_uri, self.config.languages)
 
     def on_post_template(self, output_content, template_name, config):
-        # The 404 page is a template, not a page: same head links, same useless sitemap requests.
-        if self.config.enabled and template_name.endswith(".html"):
-            output_content = _drop_alternates(output_content)
-        if self.config.enabled and template_name == "404.html":
-            # mkdocs-static-i18n renders it once per language, each over the last at the site's root: keep each.
+        if not self.config.enabled or not template_name.endswith(".html"):
+            return output_content
+        # The 404 page is a template, not a page: same head links, same useless sitemap requests. mkdocs-static-i18n
+        # renders it once per language, each over the last at the site's root: keep each.
+        output_content = _drop_alternates(output_content)
+        if template_name == "404.html":
             self.not_found[config.theme.get("language") or self.config.languages[0]] = output_content
         return output_content
 
@@ -200,14 +201,19 @@ class NotebooksPlugin(BasePlugin[NotebooksConfig]):
         if self.kept_search is not None:
             self.kept_search.complete(Path(config.site_dir) / "search" / "search_index.json")
             log.info(self.kept_search.finish())
-        try:
-            sources = search_expand.Sources.load(self.settings.root, self.settings.search_synonyms)
-            sizes, unheld = search_index.write_per_language(Path(config.site_dir), self.config.languages, sources)
-        except (search_index.UnexpectedIndex, search_expand.SynonymFileError, GlossaryError) as error:
-            raise PluginError(f"search index: {error}") from error
-        for synonym in unheld:  # a warning: `mkdocs build --strict` stops, `mkdocs serve` goes on
-            log.warning(f"search synonyms: {synonym}")
-        log.info("search index: " + ", ".join(f"{lang} {size / 1024:.0f} KB" for lang, size in sizes.items()))
+        _write_search_indexes(Path(config.site_dir), self.config.languages, self.settings)
+
+
+def _write_search_indexes(site_dir: Path, languages: list[str], settings) -> None:
+    """Each language's packed search index (torchnotes.publish.search_index), with the query expansion table."""
+    try:
+        sources = search_expand.Sources.load(settings.root, settings.search_synonyms)
+        sizes, unheld = search_index.write_per_language(site_dir, languages, sources)
+    except (search_index.UnexpectedIndex, search_expand.SynonymFileError, GlossaryError) as error:
+        raise PluginError(f"search index: {error}") from error
+    for synonym in unheld:  # a warning: `mkdocs build --strict` stops, `mkdocs serve` goes on
+        log.warning(f"search synonyms: {synonym}")
+    log.info("search index: " + ", ".join(f"{lang} {size / 1024:.0f} KB" for lang, size in sizes.items()))
 
 
 _HEAD_ALTERNATE = re.compile(r'\s*<link rel="alternate" href="[^"]*" hreflang="[^"]*">')

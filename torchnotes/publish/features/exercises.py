@@ -74,7 +74,7 @@ class Exercises(Feature):
             tags, text = match["tags"].split(), match["body"]
             if EXERCISE in tags:
                 count += 1
-                title = html.escape(labels["exercise"].format(number=count))
+                title = html.escape(labels["exercise_title"].format(number=count))
                 # Material's admonition, written out: raw HTML can carry the anchor, and md_in_html reads the
                 # question inside it as Markdown. The box stays open for the solution that follows.
                 return (f'<div class="admonition question tn-exercise" id="exercise-{count}" markdown>\n'
@@ -82,7 +82,7 @@ class Exercises(Feature):
                         f'\n\n{text}\n')
             # The solution closes its question's box; its code and outputs stay out of search, like every cell's.
             return (f'<details class="success tn-solution" data-search-exclude markdown>\n'
-                    f'<summary>{html.escape(labels["solution"])}</summary>\n\n{text}\n\n</details>\n\n</div>')
+                    f'<summary>{html.escape(labels["solution_summary"])}</summary>\n\n{text}\n\n</details>\n\n</div>')
 
         return _MARKED.sub(laid_out, body)
 
