@@ -6,20 +6,20 @@ jupytext splits the .py file into text and code cells; pandoc (pypandoc-binary) 
 reStructuredText (scripts/tutorial_rst.py). Relative links and :ref:/:doc: roles point at the tutorial's
 page on docs.pytorch.org (from the file's place in a pytorch/tutorials checkout, or --url), or at this
 site's page on the same topic (scripts/tutorial_links.py); each rewrite is printed. A tutorial that imports
-a package this project does not install fails here, before a page is written. The zh page is the same text
-with the "to translate" marker, which `python -m torchnotes check` reports until a translator removes it.
-Nav entry and paired notebooks are written as by scripts/new_page.py.
+a package this project does not install fails here, before a page is written. The tutorial's closing sections
+become the page's "Key points" and "Further reading", or stubs to fill in (scripts/tutorial_sections.py). The zh
+page is the same text with the "to translate" marker, which `python -m torchnotes check` reports until a
+translator removes it. Nav entry and paired notebooks are written as by scripts/new_page.py.
+
+The report: what reading the code finds (scripts/tutorial_code.py: modules used without an import, sketches,
+outdated calls), then the page's one run (scripts/tutorial_run.py: every failing cell, every deprecation warning).
 """
 
 from __future__ import annotations
 
 import argparse
-import ast
-import builtins
-import importlib.util
 import re
 import sys
-from dataclasses import replace
 from pathlib import Path
 
 import jupytext
@@ -28,13 +28,15 @@ import yaml
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from new_page import ROOT, add_to_nav  # noqa: E402
+from tutorial_code import check_imports, read_code  # noqa: E402
 from tutorial_links import Links, UnresolvedLink, published_url, relative_link, tutorial_key  # noqa: E402
 from tutorial_rst import TutorialImportError, convert_text  # noqa: E402
+from tutorial_run import deprecations, run_once  # noqa: E402
+from tutorial_sections import FILL_IN, closing_sections  # noqa: E402
 
-from torchnotes.engine.blame import bound_names  # noqa: E402
-from torchnotes.engine.environment import probe  # noqa: E402
-from torchnotes.engine.scheduler import Engine, Run  # noqa: E402
+from torchnotes.errors import NotebookError  # noqa: E402
 from torchnotes.pages.freshness import Ledger  # noqa: E402
+from torchnotes.pages.read import read_page  # noqa: E402
 from torchnotes.pages.translations import TRANSLATE_MARKER  # noqa: E402
 from torchnotes.publish.paired import sync_pairs  # noqa: E402
 from torchnotes.settings import load as load_settings  # noqa: E402
@@ -42,38 +44,10 @@ from torchnotes.settings import load as load_settings  # noqa: E402
 CELL = "TORCHNOTESCODECELL{}"  # a code cell's place in the text handed to pandoc: one plain word survives it
 
 
-class MissingModule(TutorialImportError):
-    """The tutorial imports a package this project does not install: its page could never build."""
-
-
 def clean_code(source: str) -> str:
     """Drop IPython magics (`%matplotlib inline`) and sphinx-gallery's configuration comments."""
     kept = [x for x in source.split("\n") if not x.lstrip().startswith(("%", "# sphinx_gallery_"))]
     return "\n".join(kept).strip("\n")
-
-
-def check_imports(code: list[str], where: str) -> None:
-    """Fail on the first top-level module this interpreter (the build's kernel) cannot find: one the tutorial
-    imports, or one it uses by attribute without importing it (`torchvision.models.resnet18()`, with torchvision
-    imported by some other page of the official tutorials)."""
-    bound = {name for source in code for name in bound_names(source)}
-    for number, source in enumerate(code, 1):
-        for node in ast.walk(ast.parse(source)):
-            names = [a.name for a in node.names] if isinstance(node, ast.Import) else \
-                [node.module] if isinstance(node, ast.ImportFrom) and node.module and not node.level else []
-            how = "imports"
-            if (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id not in bound
-                    and not hasattr(builtins, node.value.id)):
-                names, how = [node.value.id], "uses, without importing it,"
-            for name in names:
-                top = name.split(".")[0]
-                if top != "__future__" and importlib.util.find_spec(top) is None:
-                    raise MissingModule(
-                        f"{where} (code cell {number}, line {node.lineno}): {how} '{top}', which this project does "
-                        f"not install, so the page cannot run. Either add the package to requirements.txt with a "
-                        f"pinned version (e.g. {top}==X.Y.Z) and run 'bash scripts/setup.sh', or drop "
-                        f"{'the import and ' if how == 'imports' else ''}the code that uses it from the .py file; "
-                        "then import again.")
 
 
 def convert(path: Path, links: Links) -> tuple[str, str, str]:
@@ -206,15 +180,6 @@ def nav_translation(config: Path, section: str, zh: str | None) -> str:
     return f"nav: '{section}' is '{zh}' in the Chinese navigation (added to {config})"
 
 
-def run_once(root: Path, pages: list[Path]) -> list:
-    """Execute the new pages through the engine and its cache, going on past a failing cell: every failure
-    at once, each with its error (torchnotes.errors.CellsFailed); the build that follows reads the cache."""
-    settings = load_settings(root / "mkdocs.yml")
-    settings = replace(settings, root=root.resolve(), docs_dir=(root / settings.docs_dir.relative_to(settings.root)).resolve())
-    engine = Engine(settings, probe(settings.path("requirements")), run=Run(keep_going=True))
-    return engine.run(pages).failures
-
-
 def nav_section(config: Path, section_dir: str) -> str:
     """The nav title under which pages of `section_dir/` already sit, else the folder name titled."""
     nav = yaml.load(config.read_text(encoding="utf-8"), Loader=yaml.BaseLoader).get("nav", [])
@@ -252,12 +217,18 @@ def main(argv=None) -> int:
     except (TutorialImportError, UnresolvedLink) as error:
         print(f"import failed: {error}", file=sys.stderr)
         return 1
+    body, renamed, stubs = closing_sections(body)
     for line in links.rewritten:
         print(f"link: {line}")
+    for line in renamed:
+        print(f"section: {line}")
     for lang, text in (("en", body), ("zh", zh_twin(body))):
         targets[lang].parent.mkdir(parents=True, exist_ok=True)
         targets[lang].write_text(front_matter(title, description, source) + text, encoding="utf-8")
         print(f"wrote {targets[lang]}")
+    for section in stubs:
+        print(f"to fill in: the tutorial has no section to make the page's '{section}' from: it is a stub marked "
+              f"'{FILL_IN} ...' in {targets['en']} and {targets['zh']}; write it in both")
     config = args.root / "mkdocs.yml"
     section = args.section or nav_section(config, args.path.split("/")[0])
     add_to_nav(config, section, rel)
@@ -267,11 +238,21 @@ def main(argv=None) -> int:
         print(f"wrote {path}")
         written.append(path)
     print(f"added {rel} to nav under '{section}'")
+    # Read before run: what the code shows however its cells run, each with its fix (the twins' code is the same).
+    try:
+        problems = read_code(read_page(targets["en"]), shown(args.root, targets["en"]))
+    except NotebookError:
+        problems = []  # a page that cannot be read: the run names why
+    for problem in problems:
+        print(problem.message, file=sys.stderr)
     if not args.no_run:
-        failures = run_once(args.root, list(targets.values()))
+        report = run_once(args.root, list(targets.values()))
+        failures = report.failures
         # The twins share their code and so their failures: each is reported once, under the English page.
         for error in {e.details: e for e in reversed(failures)}.values():
             print(error.message, file=sys.stderr)
+        for warning in deprecations(report):
+            print(warning.message, file=sys.stderr)
         if failures:
             print(f"import: the pages are written, but they do not run on this torch: fix the cells above in both "
                   f"{targets['en']} and {targets['zh']} (the code is the same), then build. The import wrote only "
@@ -281,10 +262,17 @@ def main(argv=None) -> int:
     # Only a page that runs takes over the links of pages imported before it.
     for line in relink(args.root, docs, rel, source, set(targets.values())):
         print(f"link: {line}")
+    if problems:
+        print(f"Next: fix the {len(problems)} problem(s) listed above in both pages", file=sys.stderr)
     print(f"Next: translate {targets['zh']} and remove {TRANSLATE_MARKER}; until then the site shows it in English "
           "under a notice")
     return 0
 
+
+def shown(root: Path, path: Path) -> str:
+    """A page's path as the engine's messages show it: from the project's root."""
+    path, root = path.resolve(), root.resolve()
+    return str(path.relative_to(root)) if path.is_relative_to(root) else str(path)
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -121,11 +121,11 @@ class Links:
 
 
 def current_docs(url: str) -> str:
-    """PyTorch's documentation at its current address: pytorch.org/docs/… moved to docs.pytorch.org/docs/…, and
-    docs/master is docs/main (the writing rules link docs.pytorch.org)."""
+    """PyTorch's documentation and tutorials at their current address: pytorch.org/docs/… and pytorch.org/tutorials/…
+    moved to docs.pytorch.org, and docs/master is docs/main (the writing rules link docs.pytorch.org)."""
     parts = urlsplit(url)
     host = parts.netloc.lower().removeprefix("www.")
-    if host not in ("pytorch.org", "docs.pytorch.org") or not parts.path.startswith("/docs/"):
+    if host not in ("pytorch.org", "docs.pytorch.org") or not parts.path.startswith(("/docs/", "/tutorials/")):
         return url
     path = re.sub(r"^/docs/master(?=/|$)", "/docs/main", parts.path)
     return parts._replace(scheme="https", netloc="docs.pytorch.org", path=path).geturl()

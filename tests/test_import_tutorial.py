@@ -1,5 +1,6 @@
 """scripts/import_tutorial.py turns a sphinx-gallery tutorial into a clean page pair (in a copy of the fixture site)."""
 
+import ast
 import re
 import shutil
 import subprocess
@@ -18,9 +19,21 @@ from torchnotes.publish.paired import check_pairs
 
 sys.path.insert(0, str(ROOT / "scripts"))
 
+import tutorial_code  # noqa: E402  (its MissingModule is the importer's, apart from the engine's of the same name)
 from import_tutorial import convert, nav_translation  # noqa: E402
+from tutorial_code import (  # noqa: E402
+    COMPILE_MODES,
+    OUTDATED,
+    OutdatedCall,
+    SketchCell,
+    UnimportedModule,
+    check_imports,
+    read_code,
+)
 from tutorial_links import Links, UnresolvedLink, published_url  # noqa: E402
 from tutorial_rst import TutorialImportError, convert_text  # noqa: E402
+from tutorial_run import DeprecatedApi, deprecations  # noqa: E402
+from tutorial_sections import FILL_IN, closing_sections  # noqa: E402
 
 SLOW_FIXTURES = {"imported"}  # tests/slow.py: the tutorial series imported with pandoc, built by both generators
 SAMPLE = ROOT / "tests" / "fixtures" / "tutorial_sample.py"
@@ -71,6 +84,18 @@ $$
 loss = torch.nn.MSELoss()(torch.zeros(2), torch.ones(2))
 print(loss)
 ```
+
+## Key points
+
+<!-- torchnotes: fill in: the tutorial has no conclusion or summary: a few short bullets on what the page showed -->
+
+- ...
+
+## Further reading
+
+<!-- torchnotes: fill in: the tutorial has no list to read on: links to the documentation of what the page uses -->
+
+- ...
 """
 
 
@@ -96,6 +121,9 @@ def test_import_writes_a_clean_page_pair(fixture_site):
     # The zh twin: the same text and code, and the marker right under the title (the site writes the notice).
     assert zh == en.replace("{#sample_tutorial}\n", f"{{#sample_tutorial}}\n\n{TRANSLATE_MARKER}\n")
     assert "nav: 'Tensors' is '张量' in the Chinese navigation" in done.stdout
+    # The sample has no closing sections of its own: the report says which stubs are the contributor's to write.
+    for section in ("Key points", "Further reading"):
+        assert f"to fill in: the tutorial has no section to make the page's '{section}' from" in done.stdout
     en_page, zh_page = read_page(docs / "en/tensors/sample.md"), read_page(docs / "zh/tensors/sample.md")
     code = [c.source for c in en_page.notebook.cells if c.cell_type == "code"]
     assert code == [c.source for c in zh_page.notebook.cells if c.cell_type == "code"]
@@ -239,6 +267,15 @@ def test_a_link_whose_url_wraps_onto_the_next_line_is_one_link(tmp_path):
                        tmp_path)
     assert "[the autograd\nnotes](https://docs.pytorch.org/docs/stable/notes/autograd.html) first." in text
     assert "<https" not in text and "`__" not in text
+
+
+def test_links_to_the_old_host_go_to_docs_pytorch_org(tmp_path):
+    text, links = markdown("`Recipe <https://pytorch.org/tutorials/recipes/recipes/amp_recipe.html#x>`_ and "
+                           "`notes <https://pytorch.org/docs/master/notes/cuda.html>`_; `site <https://pytorch.org/get-started/>`_",
+                           tmp_path)
+    assert ("[Recipe](https://docs.pytorch.org/tutorials/recipes/recipes/amp_recipe.html#x) and "
+            "[notes](https://docs.pytorch.org/docs/main/notes/cuda.html); [site](https://pytorch.org/get-started/)") in text
+    assert len(links.rewritten) == 2  # each rewrite printed; pytorch.org's own pages stay where they are
 
 
 def test_relative_link_without_a_published_page_asks_for_url(tmp_path):
@@ -481,10 +518,164 @@ def test_an_authored_recipe_keeps_its_author_and_reads_as_the_site_writes(tmp_pa
 
 def test_a_module_used_without_its_import_is_caught_before_anything_is_written():
     """Issue 45 §4: `torchvision.models.resnet18()` with no import of torchvision went through the package check."""
-    from import_tutorial import MissingModule, check_imports
+    with pytest.raises(tutorial_code.MissingModule, match=r"x\.py \(code cell 2, line 1\): uses, without importing it, 'torchvision'"):
+        check_imports(["import torch", "m = torchvision.models.resnet18()"], "x.py")
+    with pytest.raises(tutorial_code.MissingModule, match=r"\(code cell 1, line 1\): uses, without importing it, 'torchvision'"):
+        check_imports(['model = getattr(torchvision.models, "resnet50")()'], "x.py")  # the tuning guide's
+    with pytest.raises(tutorial_code.MissingModule, match=r"uses, without importing it, 'pandas'"):
+        check_imports(["frame = pd.DataFrame()"], "x.py")  # a conventional alias of a package not installed
+    # Names the tutorial binds itself, parameters and builtins are no packages; nor are a sketch's undefined
+    # variables (the tuning guide's optimizer.zero_grad()), which read_code reports without stopping the import.
+    check_imports(["import torch as t\nmodel = t.nn.Linear(1, 1)", "def f(net):\n    return net.fc, model.weight, str.upper",
+                   "optimizer.zero_grad()\nprint(net2.fc.weight)"], "x.py")
 
-    with pytest.raises(MissingModule, match=r"x\.py \(code cell 2, line 1\): uses, without importing it, 'no_such_pkg'"):
-        check_imports(["import torch", "m = no_such_pkg.models.resnet18()"], "x.py")
-    # Names the tutorial binds itself, parameters and builtins are no packages.
-    check_imports(["import torch as t\nmodel = t.nn.Linear(1, 1)", "def f(net):\n    return net.fc, model.weight, str.upper"],
-                  "x.py")
+
+# --- issue 45 §5: what the imported page says, and what its code and its run tell the contributor ----------------
+
+
+def test_the_tutorials_closing_sections_become_key_points_and_further_reading():
+    body = ("# T\n\nIntro.\n\n```python\n## Summary\nx = 1\n```\n\n## Conclusion {#done}\n\nWe learned it.\n\n"
+            "## Learn More\n\n-   [torch.gather](https://docs.pytorch.org/docs/stable/generated/torch.gather.html)\n")
+    new, renamed, stubs = closing_sections(body)
+    # A code comment is no heading; a label's id stays, so a :ref: to the section still lands on it.
+    assert new == body.replace("## Conclusion {#done}", "## Key points {#done}").replace("## Learn More", "## Further reading")
+    assert renamed == ["'Conclusion' -> 'Key points'", "'Learn More' -> 'Further reading'"] and stubs == []
+    # A "Summary" in the middle is a part of the page; a ### that is the page's last section closes it, as a ##.
+    new, renamed, stubs = closing_sections("# T\n\n## Part\n\n### Summary\n\nMid.\n\n### More\n\nText.\n\n"
+                                           "### Further Reading:\n\n- x\n")
+    assert "### Summary" in new and "\n## Further reading\n\n- x" in new and "### Further" not in new
+    assert stubs == ["Key points"] and new.index("## Key points") < new.index("## Further reading")
+
+
+def test_a_tutorial_without_closing_sections_gets_marked_stubs_that_build(tmp_path):
+    new, renamed, stubs = closing_sections("# T\n\nIntro.\n\n## Part\n\nText.\n")
+    assert renamed == [] and stubs == ["Key points", "Further reading"]
+    assert new.startswith("# T\n\nIntro.\n\n## Part\n\nText.\n\n## Key points\n\n")
+    for section in ("## Key points\n\n", "## Further reading\n\n"):
+        assert new.split(section, 1)[1].startswith(FILL_IN)
+    page = tmp_path / "page.md"
+    page.write_text("---\ntitle: T\ndescription: D.\n---\n\n" + new, encoding="utf-8")
+    assert [c.cell_type for c in read_page(page).notebook.cells] == ["markdown"]  # the stubs are prose, not cells
+
+
+def _page(tmp_path: Path, *cells: str, skipped: tuple[int, ...] = ()):
+    """A page with these code cells (1-based numbers in `skipped` tagged skip-execution), read as the importer reads it."""
+    fences = [f'```python{" tags=[" + chr(34) + "skip-execution" + chr(34) + "]" if n in skipped else ""}\n{code}\n```'
+              for n, code in enumerate(cells, 1)]
+    path = tmp_path / "page.md"
+    path.write_text("---\ntitle: T\ndescription: D.\n---\n\n# T\n\n" + "\n\nText.\n\n".join(fences) + "\n", encoding="utf-8")
+    return read_page(path)
+
+
+def test_reading_the_code_names_each_module_used_without_its_import_with_the_import(tmp_path):
+    page = _page(tmp_path, "x = 4", "print(math.sqrt(x))", "y = np.ones(2)\nprint(math.pi)")
+    found = read_code(page, "p.md")
+    assert [(type(e), e.cell) for e in found] == [(UnimportedModule, 2), (UnimportedModule, 3)]
+    assert found[0].message == (f"p.md:{found[0].line} (code cell 2): uses 'math', a module that no code cell running above it imports\n"
+                                "  -> add `import math` at the top of code cell 1, in both pages")
+    assert "uses 'np'" in found[1].message and "add `import numpy as np` at the top of code cell 1" in found[1].message
+    # The line named is the use's own line in the .md file; each module is named once, at its first use.
+    lines = page.path.read_text(encoding="utf-8").splitlines()
+    assert "math.sqrt" in lines[found[0].line - 1] and "np.ones" in lines[found[1].line - 1]
+    # Imported only below its first use is not imported for that use.
+    [late] = read_code(_page(tmp_path, "x = 4", "print(math.sqrt(x))", "import math"), "p.md")
+    assert isinstance(late, UnimportedModule) and late.cell == 2 and "`import math` at the top of code cell 1" in late.message
+
+
+def test_reading_the_code_finds_every_sketch_at_once_and_only_sketches(tmp_path):
+    page = _page(tmp_path,
+                 "model.zero_grad()\noptimizer.zero_grad()",  # a sketch: neither is defined anywhere
+                 "import torch\nmodel = torch.nn.Linear(1, 1)",
+                 "y = model(example_input)",  # a sketch
+                 "print(y)",  # only a sketch defines y: once that one is skipped, this is a sketch too
+                 "def f():\n    return later\n",  # read when called, after the next cell defines it
+                 "later = len(display.__name__)\nprint(f(), [i for i in range(2)])",  # IPython's display, a builtin
+                 "print(undefined_in_a_skipped_cell)",
+                 skipped=(7,))
+    found = read_code(page, "p.md")
+    assert all(isinstance(e, SketchCell) for e in found)
+    assert [(e.cell, e.reason.split(": ", 1)[1]) for e in found] == [
+        (1, "model, optimizer"), (3, "example_input"), (4, "y (only code cell 3, itself a sketch, defines it)")]
+    assert 'tags=["skip-execution"]' in found[0].message
+    # A module a sketch alone uses is imported into the first cell that runs once the sketches are skipped.
+    page = _page(tmp_path, "torch.manual_seed(0)\nsketch_only(1)", "x = 1", "print(torch.ones(x))")
+    [sketch, module] = sorted(read_code(page, "p.md"), key=lambda e: type(e).__name__)
+    assert sketch.cell == 1 and "sketch_only" in sketch.reason and "torch" not in sketch.reason
+    assert module.cell == 1 and "add `import torch` at the top of code cell 2" in module.message
+
+
+def test_an_outdated_call_is_found_by_its_syntax_tree_and_rewritten(tmp_path):
+    page = _page(tmp_path,
+                 "import torch\nimport torch as t\nfrom torch import compile as c\nnet = torch.nn.Linear(1, 1)",
+                 "a = t.compile(net, 'max-autotune')\nb = c(net, \"inductor\", dynamic=False)",
+                 "# torch.compile(net, 'reduce-overhead') in a comment\ns = 'torch.compile(net, \"reduce-overhead\")'",
+                 "torch.compile(net, mode='reduce-overhead')",
+                 "with torch.cuda.amp.autocast(True, torch.float16):\n    pass",
+                 "scaler = torch.compile(m, True)",
+                 skipped=(6,))
+    found = [e for e in read_code(page, "p.md") if isinstance(e, OutdatedCall)]
+    assert [(e.cell, e.line) for e in found] == [(2, page.lines[1] + 1), (2, page.lines[1] + 2), (5, page.lines[4] + 1), (6, page.lines[5] + 1)]
+    assert [e.hint for e in found] == [
+        "write `t.compile(net, mode='max-autotune')` instead of `t.compile(net, 'max-autotune')`, in both pages",
+        'write `c(net, backend="inductor", dynamic=False)` instead of `c(net, "inductor", dynamic=False)`, in both pages',
+        'write `torch.amp.autocast("cuda", enabled=True, dtype=torch.float16)` instead of '
+        '`torch.cuda.amp.autocast(True, torch.float16)`, in both pages',
+        "rewrite the call by hand, in both pages",  # fullgraph or dynamic? no one rewrite fits; a skipped cell counts
+    ]
+    assert found[0].reason.startswith("outdated API: torch.compile takes only the model by position")
+
+
+@pytest.mark.parametrize("old", ['torch.compile(model, "reduce-overhead")', "torch.compile(model, 'inductor')",
+                                 "torch.cuda.amp.autocast(True, torch.bfloat16, False)", "torch.cpu.amp.autocast(False)",
+                                 "torch.cuda.amp.GradScaler(1024.0, 2.0, enabled=False)"])
+def test_each_rewrite_of_the_outdated_table_is_a_call_this_torch_accepts_with_the_same_arguments(old):
+    import functools
+    import inspect
+
+    import torch
+
+    def function(dotted: str):
+        return functools.reduce(getattr, dotted.split(".")[1:], torch)
+
+    call = ast.parse(old).body[0].value
+    text = functools.partial(ast.get_source_segment, old)
+    _, new = OUTDATED[ast.unparse(call.func)](call, text)
+    new_call = ast.parse(new).body[0].value
+    today = inspect.signature(function(ast.unparse(new_call.func)))
+    got = today.bind(*(ast.unparse(a) for a in new_call.args), **{k.arg: ast.unparse(k.value) for k in new_call.keywords})
+    was = inspect.signature(function(ast.unparse(call.func)))
+    if ast.unparse(call.func) == "torch.compile":
+        with pytest.raises(TypeError):  # the old call does not bind: its parameters after the model are keywords
+            was.bind(*(text(a) for a in call.args))
+        assert got.arguments.keys() == {"model", "mode" if "reduce" in old else "backend"}
+    else:  # each argument keeps the parameter it had, under the device the moved class now takes first
+        meant = was.bind(*(text(a) for a in call.args), **{k.arg: text(k.value) for k in call.keywords}).arguments
+        assert {k: v for k, v in got.arguments.items() if k not in ("device_type", "device")} == dict(meant)
+
+
+def test_the_compile_modes_are_this_torchs():
+    from torch._inductor import list_mode_options
+
+    assert set(COMPILE_MODES) == set(list_mode_options())
+
+
+def test_the_deprecation_warnings_a_page_printed_are_listed_once_by_cell(tmp_path):
+    from torchnotes.engine.results import PageResult, Report
+
+    page = _page(tmp_path, "import torch", "y = 1")
+    first, second = (cell.id for cell in page.code_cells)
+    outputs = {first: [{"output_type": "stream", "name": "stderr", "text":
+                        "/v/torch/jit/_trace.py:1006: FutureWarning: `torch.jit.trace` is deprecated. Please switch.\n"
+                        "  warnings.warn(\n<cell>:3: UserWarning: not about an API\n"
+                        "<cell>:4: DeprecationWarning: old_thing() will go\n"},
+                       {"output_type": "stream", "name": "stdout", "text": "FutureWarning: x is deprecated (printed)\n"}],
+               second: [{"output_type": "stream", "name": "stderr",
+                         "text": "UserWarning: foo is deprecated\nUserWarning: foo is deprecated\n"}]}
+    twins = [PageResult(name, "run", outputs=outputs, source=page) for name in ("docs/en/p.md", "docs/zh/p.md")]
+    found = deprecations(Report(None, twins, 0.0, 1))
+    assert all(isinstance(e, DeprecatedApi) for e in found)
+    assert [(str(e.path), e.cell, e.reason) for e in found] == [
+        ("docs/en/p.md", 1, "FutureWarning: `torch.jit.trace` is deprecated. Please switch."),
+        ("docs/en/p.md", 1, "DeprecationWarning: old_thing() will go"),
+        ("docs/en/p.md", 2, "UserWarning: foo is deprecated")]
+    assert found[0].line == page.lines[0]
