@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Build the site, then print it as one PDF book per language: site/pdf/pytorch-notes-en.pdf and -zh.pdf
-# (torchnotes/generators/pdf: Chromium prints the built pages in the order of mkdocs.yml's nav; pypdf adds the outline).
+# (torchnotes/generators/pdf: Chromium prints the built pages in the order of mkdocs.yml's nav; pikepdf adds the outline).
 # SITE_DIR=<folder> builds into another folder; SKIP_SITE=1 prints an already built site (the deploy workflow).
 set -euo pipefail
 cd "$(dirname "$0")/.."

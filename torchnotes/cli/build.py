@@ -106,7 +106,7 @@ def render(settings: Settings, args) -> int:
 
 
 def pdf(settings: Settings, args) -> int:
-    """Print the built site as one PDF book per language (Chromium; pypdf adds the outline)."""
+    """Print the built site as one PDF book per language (Chromium; pikepdf adds the outline)."""
     from torchnotes.generators.pdf import build
 
     build(args.config_file, args.site, args.out or args.site / "pdf", args.lang)

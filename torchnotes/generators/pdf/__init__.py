@@ -167,7 +167,7 @@ def write_book(config: dict, site: Path, lang: str, entries: list[Entry], env, f
     book = folder / "book.html"
     book.write_text(document, encoding="utf-8")
     stamp = "D:" + date.replace("-", "") + "000000Z" if date else None
-    meta = {"/Title": title, "/Subject": provenance, "/Creator": "torchnotes.generators.pdf (Chromium, pypdf)"}
+    meta = {"/Title": title, "/Subject": provenance, "/Creator": "torchnotes.generators.pdf (Chromium, pikepdf)"}
     if stamp:
         meta.update({"/CreationDate": stamp, "/ModDate": stamp})
     return book, meta
