@@ -22,6 +22,7 @@ from helpers import ROOT, code, cpu_wheel, fixture_copy, page
 from torchnotes.errors import InvalidTags, VersionsInvalid
 from torchnotes.pages.read import read_page
 from torchnotes.versions.drift import compare_page, normalise
+from torchnotes.versions.envs import env_name
 from torchnotes.versions.run import load_versions, pinned_torch
 
 SLOW_FIXTURES = {"envs"}  # tests/slow.py: torch 2.13 installed, the fixture site run under it
@@ -74,7 +75,9 @@ def run(site: Path, *args: str, envs: Path, no_index: bool = False) -> subproces
 def site(tmp_path_factory) -> Path:
     root = tmp_path_factory.mktemp("versions")
     site = fixture_copy(root, "site", synced=False)
-    (site / "requirements.txt").write_text(f"torch=={PRIMARY}\n")
+    # This repository's requirements: an older release's environment is keyed by them (torchnotes/versions/envs.py),
+    # so the site shares the one the documented commands and the deploy workflow use.
+    shutil.copyfile(ROOT / "requirements.txt", site / "requirements.txt")
     (site / "versions.yml").write_text(f'versions:\n  - "{PRIMARY}"\n  - "{OLD}"\n')
     page(site / "docs", "en/drift.md", PAGE_BODY, title="Drift")
     page(site / "docs", "zh/drift.md", PAGE_BODY.replace("Cell", "单元"), title="漂移")
@@ -86,11 +89,13 @@ def site(tmp_path_factory) -> Path:
 
 
 @pytest.fixture(scope="module")
-def envs(request) -> Path:
-    """The compared releases' environments, kept in pytest's cache folder between runs as a site keeps them in
-    ~/.cache/torchnotes: a run installs torch 2.13 once (test_a_deleted_environment_is_made_again_with_a_message),
-    not twice. The environment is checked before use (ensure_env) and made again by that test on every run."""
-    return request.config.cache.mkdir("torchnotes-envs")
+def envs(version_envs) -> Path:
+    """The compared releases' environments the whole run shares (conftest's version_envs: the documented commands'
+    and the deploy workflow's clones use the same one), kept in pytest's cache folder between runs as a site keeps
+    them in ~/.cache/torchnotes. The fixture site has this repository's requirements, so its torch 2.13 is theirs:
+    installed once a run at most. test_a_deleted_environment_is_made_again_with_a_message deletes and makes again a
+    copy of it, never the shared one the others may be reading."""
+    return version_envs
 
 
 @pytest.fixture(scope="module")
@@ -218,15 +223,25 @@ def test_a_version_pip_cannot_install_leaves_nothing_behind(site, tmp_path):
     assert not any((tmp_path / "envs").glob("torch-2.13.99*")), "a half-made environment was left"
 
 
-def test_a_deleted_environment_is_made_again_with_a_message(site, compared, envs):
+def test_a_deleted_environment_is_made_again_with_a_message(site, compared, envs, tmp_path):
     """Made again by pip with --no-compile, under PYTHONDONTWRITEBYTECODE (run()): the first probe still writes
-    what importing torch compiled, so the environment's kernels import torch without compiling it again."""
-    made = next(envs.glob(f"torch-{OLD}-*"))
+    what importing torch compiled, so the environment's kernels import torch without compiling it again.
+
+    On a copy of the site with an environments folder of its own, holding the shared environment as hard links:
+    the site's build records that copy as its environment, which this test then deletes."""
+    shared = envs / env_name(OLD, site / "requirements.txt")
+    own, copy = tmp_path / "envs", tmp_path / "site"
+    own.mkdir()
+    subprocess.run(["cp", "-al", str(shared), str(own / shared.name)], check=True)
+    shutil.copytree(site, copy, ignore=shutil.ignore_patterns("out*"))
+    first = run(copy, "-m", "torchnotes", "versions", envs=own)
+    assert first.returncode == 0 and "creating" not in first.stdout, first.stdout[-2000:] + first.stderr[-2000:]
+    made = own / shared.name
     shutil.rmtree(made)
-    again = run(site, "-m", "torchnotes", "versions", envs=envs)
+    again = run(copy, "-m", "torchnotes", "versions", envs=own)
     assert again.returncode == 0, again.stderr[-2000:]
     assert f"the environment {made} was deleted since the last build; creating it again" in again.stdout
-    assert made.is_dir()
+    assert made.is_dir() and shared.is_dir()
     torch = next(made.glob("lib/python*/site-packages/torch"))
     assert list((torch / "__pycache__").glob("__init__.*.pyc")) and list((torch / "nn" / "__pycache__").glob("*.pyc"))
     assert re.search(rf"torch {re.escape(OLD)}: \d+ pages: 0 run", again.stdout)  # same key: the cache still serves
@@ -286,7 +301,10 @@ def test_upgrade_rewrites_the_pin_and_the_list_then_runs_every_version(site, tmp
     args = argparse.Namespace(version="2.16.0", report=Path("report.md"), config_file=Path("mkdocs.yml"))
     code_ = versions_commands.upgrade(load(Path("mkdocs.yml")), args)
     assert code_ == 0
-    assert (copy / "requirements.txt").read_text() == "torch==2.16.0\n"
+    # The pin, and nothing else, rewritten.
+    assert (copy / "requirements.txt").read_text() == (site / "requirements.txt").read_text().replace(
+        f"torch=={PRIMARY}\n", "torch==2.16.0\n")
+    assert "torch==2.16.0\n" in (copy / "requirements.txt").read_text()
     listed = load_versions(Path("."), Path("requirements.txt"))
     assert listed.all == ("2.16.0", PRIMARY, "2.14.1", "2.13.0")
     assert (copy / "versions.yml").read_text().startswith("# the list\n")

@@ -72,6 +72,13 @@ def wheel_version(version: str) -> str:
     return f"{version}+{build}"
 
 
+def env_name(version: str, requirements: Path) -> str:
+    """The folder of a release's environment under envs_dir(). The constraints are in the name: two projects (or a
+    test site) with other requirements keep their own."""
+    constraints = _constraints_hash(requirements)
+    return f"torch-{wheel_version(version)}-py{sys.version_info.major}.{sys.version_info.minor}-{constraints[:8]}"
+
+
 def ensure_env(version: str, requirements: Path, *, known_path: str | None = None) -> VersionEnv:
     """The environment of one release, created (or created again) when missing, incomplete or out of date, and this
     checkout's view of it.
@@ -81,8 +88,7 @@ def ensure_env(version: str, requirements: Path, *, known_path: str | None = Non
     """
     wheel = wheel_version(version)
     constraints = _constraints_hash(requirements)
-    # The constraints in the name: two projects (or a test site) with other requirements keep their own.
-    name = f"torch-{wheel}-py{sys.version_info.major}.{sys.version_info.minor}-{constraints[:8]}"
+    name = env_name(version, requirements)
     path = envs_dir() / name
     path.parent.mkdir(parents=True, exist_ok=True)
     with FileLock(str(path.parent / f".{name}.lock")):
