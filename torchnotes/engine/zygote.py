@@ -19,10 +19,14 @@ import signal
 import subprocess
 import sys
 import threading
+import time
 from pathlib import Path
+from queue import Empty
 
+from jupyter_client.asynchronous import AsyncKernelClient
 from jupyter_client.manager import AsyncKernelManager
 from jupyter_client.provisioning import LocalProvisioner
+from traitlets import DottedObjectName, Type
 
 from torchnotes.engine.environment import keyed_variables
 from torchnotes.engine.zygote_server import PRELOAD_FOR_TORCH, folder_states
@@ -182,10 +186,50 @@ class ForkedProvisioner(LocalProvisioner):
         return self.connection_info
 
 
+class ReadyKernelClient(AsyncKernelClient):
+    """jupyter_client's client, ready as soon as the kernel has answered kernel_info on the shell channel and sent
+    something on IOPub (both channels connected), as jupyter_client checks it. jupyter_client then also waits for
+    0.2 s of silence on IOPub, to drop the start-up's status messages: a fixed 0.2 s for every page, and nothing
+    for nbclient, which reads only the messages whose parent is the request it sent."""
+
+    async def _ready(self, timeout: float | None = None) -> None:
+        deadline = time.monotonic() + (timeout if timeout is not None else float("inf"))
+        while True:
+            self.kernel_info()
+            try:
+                reply = await self.shell_channel.get_msg(timeout=1)
+            except Empty:
+                reply = None
+            if reply is not None and reply["msg_type"] == "kernel_info_reply":
+                try:
+                    await self.iopub_channel.get_msg(timeout=0.2)
+                except Empty:
+                    pass  # IOPub not connected yet: ask again
+                else:
+                    self._handle_kernel_info_reply(reply)
+                    return
+            if not await self._async_is_alive():
+                raise RuntimeError("Kernel died before replying to kernel_info")
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"Kernel didn't respond in {timeout:g} seconds")
+
+    wait_for_ready = _ready
+
+
 class ForkedKernelManager(AsyncKernelManager):
-    """A kernel manager whose provisioner forks kernels from `zygote` (Zygote.kernel_manager_class sets it)."""
+    """A kernel manager whose provisioner forks kernels from `zygote` (Zygote.kernel_manager_class sets it), with a
+    client ready without jupyter_client's fixed wait (ReadyKernelClient)."""
 
     zygote: Zygote | None = None
+    client_class = DottedObjectName("torchnotes.engine.zygote.ReadyKernelClient")
+    client_factory = Type(ReadyKernelClient, klass=AsyncKernelClient)
+
+    async def _async_finish_shutdown(self, waittime: float | None = None, pollinterval: float = 0.1,
+                                     restart: bool = False) -> None:
+        # A kernel that was asked to shut down is gone within milliseconds; jupyter_client looks every 0.1 s.
+        await super()._async_finish_shutdown(waittime, pollinterval=0.01, restart=restart)
+
+    finish_shutdown = _async_finish_shutdown
 
     async def _async_launch_kernel(self, kernel_cmd: list[str], **kw) -> None:
         local = self.provisioner
