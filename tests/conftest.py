@@ -155,13 +155,3 @@ def browser():
         chromium = p.chromium.launch(executable_path=executable, args=CHROMIUM_ARGS, headless=True)
         yield chromium
         chromium.close()
-
-
-@pytest.fixture(scope="session")
-def laptop_walk(browser, built_site, tmp_path_factory, worker_id) -> dict[str, dict]:
-    """Every page of the built site visited once at 1280 px for the whole run, whichever worker asks first
-    (tests/site_walk.py): test_browser's checks of every page and test_reader_pages' read it."""
-    from site_walk import shared, walk
-
-    return shared("laptop-walk", tmp_path_factory, worker_id,
-                  lambda folder: walk(browser, built_site, folder / "laptop-shots"))
