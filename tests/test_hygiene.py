@@ -143,3 +143,34 @@ def test_the_graph_check_finds_a_cycle_and_an_upward_import(tmp_path):
     graph = import_graph(tmp_path)
     assert cycles(graph) == [["torchnotes.pages.checks", "torchnotes.publish.features"]]
     assert _layer("torchnotes.publish.features") > _layer("torchnotes.pages.checks")  # the function-level edge
+
+
+def function_level_imports(root: Path) -> list[str]:
+    """`module: imported` for each import of a project module made inside a function, outside torchnotes.cli (the
+    commands import what they run when they run, so that `python -m torchnotes --help` stays quick)."""
+    found = []
+    for name, path in _modules(root).items():
+        if name == "torchnotes.cli" or name.startswith("torchnotes.cli."):
+            continue
+        for function in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                continue
+            for node in ast.walk(function):
+                if isinstance(node, ast.ImportFrom) and (node.level > 0 or (node.module or "").startswith("torchnotes")):
+                    found.append(f"{name}: {node.module}")
+                elif isinstance(node, ast.Import):
+                    found += [f"{name}: {a.name}" for a in node.names if a.name.startswith("torchnotes")]
+    return sorted(set(found))
+
+
+def test_no_function_level_import_hides_an_edge_of_the_graph():
+    assert function_level_imports(ROOT) == [], "import these at the top of the module: the graph check then sees them"
+
+
+def test_the_function_level_check_finds_one(tmp_path):
+    package = tmp_path / "torchnotes"
+    (package / "versions").mkdir(parents=True)
+    (package / "cli").mkdir()
+    (package / "versions" / "run.py").write_text("def keys():\n    from torchnotes.engine.scheduler import current_keys\n")
+    (package / "cli" / "build.py").write_text("def render():\n    from torchnotes.publish.tree import Publisher\n")
+    assert function_level_imports(tmp_path) == ["torchnotes.versions.run: torchnotes.engine.scheduler"]

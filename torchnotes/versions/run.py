@@ -22,7 +22,7 @@ from torchnotes.engine.cache import Cache
 from torchnotes.engine.environment import Environment, keyed_variables, probe_child, requirements_hash
 from torchnotes.engine.fonts import font_fingerprint
 from torchnotes.engine.results import Report
-from torchnotes.engine.scheduler import Engine, Run
+from torchnotes.engine.scheduler import Engine, Run, current_keys
 from torchnotes.errors import (
     CellFailed,
     ExpectedErrorMismatch,
@@ -164,8 +164,6 @@ def merge_states(sources: list[Path], target: Path) -> int:
 
 def compared_keys(settings: Settings, paths: list[Path]) -> set[str]:
     """The entries the compared releases use now: `cache prune` keeps them."""
-    from torchnotes.engine.scheduler import current_keys
-
     if not (settings.root / CONFIG).exists():
         return set()
     keys = set()
