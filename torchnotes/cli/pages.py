@@ -10,6 +10,7 @@ from nbconvert.filters import strip_ansi
 from torchnotes.cli.common import all_pages, environment
 from torchnotes.engine.scheduler import Engine, Run
 from torchnotes.errors import NotebookError
+from torchnotes.layout import CacheFolder
 from torchnotes.log import logger
 from torchnotes.pages.freshness import Ledger
 from torchnotes.pages.glossary import check_terms
@@ -33,7 +34,8 @@ def sync(settings: Settings, args) -> int:
 def check(settings: Settings, args) -> int:
     """The page features' checks (the same list the build runs, in their reviewer's form), and the checks of the
     pages' own text: safe prose, mentions of the original notes, the Chinese glossary."""
-    docs, langs, reader = settings.docs_dir, settings.languages, Reader()
+    # The build's parse cache: a page parsed by the last build (or check) is not parsed again.
+    docs, langs, reader = settings.docs_dir, settings.languages, Reader(CacheFolder(settings.path("cache_dir")).parsed)
     errors: list[NotebookError] = []
     readable = []
     for path in all_pages(settings):

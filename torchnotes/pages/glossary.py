@@ -23,11 +23,13 @@ checked for English glosses in full-width parentheses, 采样器（sampler）: t
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 from pathlib import Path
 
 from torchnotes.errors import NotebookError
+from torchnotes.pages.quotes import other_quotes
 
 HEADING = "术语表"
 WORDING = "措辞"
@@ -114,8 +116,12 @@ class Wording:
 
     def patterns(self) -> list[tuple[str, re.Pattern]]:
         """(variant, pattern): inline code in a variant stands for any inline code."""
-        return [(variant, re.compile("`[^`\n]+`".join(re.escape(part) for part in re.split(r"`[^`]*`", variant))))
-                for variant in self.forbidden]
+        return [(variant, _wording_pattern(variant)) for variant in self.forbidden]
+
+
+@functools.cache
+def _wording_pattern(variant: str) -> re.Pattern:
+    return re.compile("`[^`\n]+`".join(re.escape(part) for part in re.split(r"`[^`]*`", variant)))
 
 
 def _phrases(cell: str, separators: str) -> tuple[str, ...]:
@@ -156,6 +162,23 @@ def _latin(variant: str) -> bool:
     return bool(re.fullmatch(r"[A-Za-z][A-Za-z -]*", variant))
 
 
+@functools.cache
+def _variant_pattern(variant: str) -> re.Pattern:
+    """A Latin variant as a word, in any case, plural too; any other as written."""
+    if _latin(variant):
+        return re.compile(r"(?<![\w.-])" + re.escape(variant) + r"s?(?![\w-])", re.IGNORECASE)
+    return re.compile(re.escape(variant))
+
+
+def _occurrences(word: str, line: str) -> list[tuple[int, int]]:
+    """The spans of word in line, left to right, none overlapping (as re.finditer finds them)."""
+    spans, start = [], line.find(word)
+    while start != -1 and word:
+        spans.append((start, start + len(word)))
+        start = line.find(word, start + len(word))
+    return spans
+
+
 def find_forbidden(path: Path, terms: list[Term]) -> list[ForbiddenTerm]:
     """Every forbidden variant on the page, by line, naming the term(s) to use instead."""
     allowed = {word for term in terms for word in term.use}
@@ -163,23 +186,26 @@ def find_forbidden(path: Path, terms: list[Term]) -> list[ForbiddenTerm]:
     for term in terms:
         for variant in term.forbidden:
             by_variant.setdefault(variant, []).append(term)
+    # Each variant's pattern made once, not once a line: `check` reads every Chinese page against every variant.
+    variants = [(variant, owners, _latin(variant), _variant_pattern(variant)) for variant, owners in by_variant.items()]
     errors = []
     for number, line in _prose_lines(path.read_text(encoding="utf-8")):
         line = re.sub(r"\]\([^)]*\)|<https?://[^>]*>|https?://\S+", lambda m: " " * len(m.group()), line)
-        # Spans of terms to use: a variant that overlaps one of them and does not contain it is part of that term
-        # (缓冲 in 缓冲区, 下面的单元 in 下面的单元格), not the variant.
-        spans = [m.span() for word in allowed for m in re.finditer(re.escape(word), line)]
-        for variant, owners in by_variant.items():
-            if _latin(variant):
-                pattern = re.compile(r"(?<![\w.-])" + re.escape(variant) + r"s?(?![\w-])", re.IGNORECASE)
-            else:
-                pattern = re.compile(re.escape(variant))
+        folded = line.lower()
+        spans = None
+        for variant, owners, latin, pattern in variants:
+            if (variant.lower() not in folded) if latin else (variant not in line):
+                continue  # what every match would contain is not on the line
+            if spans is None:
+                # Spans of terms to use: a variant that overlaps one of them and does not contain it is part of
+                # that term (缓冲 in 缓冲区, 下面的单元 in 下面的单元格), not the variant.
+                spans = [span for word in allowed for span in _occurrences(word, line)]
             for match in pattern.finditer(line):
                 start, end = match.span()
                 if any(s < end and e > start and not (start <= s and e <= end) for s, e in spans):
                     continue
                 before = line[:start]
-                if _latin(variant) and any(re.search(re.escape(word) + r"\s*[(（][^()（）]*$", before)
+                if latin and any(re.search(re.escape(word) + r"\s*[(（][^()（）]*$", before)
                                            for owner in owners for word in owner.use):
                     continue  # the gloss after the term to use: 检查点 (checkpoint)
                 instead = "; ".join(f"{' / '.join(t.use)} ({t.english})" for t in owners)
@@ -191,21 +217,6 @@ def find_forbidden(path: Path, terms: list[Term]) -> list[ForbiddenTerm]:
 # An English gloss after a Chinese term, in full-width parentheses: 采样器（sampler）, **批采样器**（batch sampler）.
 # Lowercase first letter only: acronyms and names in parentheses (（CPU）, （NVIDIA）) are not glosses.
 FULL_WIDTH_GLOSS = re.compile(r"[\u4e00-\u9fff*]（([a-z](?:[A-Za-z \-]*[A-Za-z])?)）")
-
-
-# Quotation marks in Chinese prose are “” (issue 47: 「」, “” and ASCII "" were mixed): 「」 anywhere in prose, or ASCII
-# double quotes around text that holds a Chinese character. Admonition titles (!!! note "标题") are Markdown syntax.
-CORNER_QUOTES = re.compile(r"[「」『』]")
-ASCII_QUOTED = re.compile(r'"(?=[^"\s])[^"\n]*[\u4e00-\u9fff][^"\n]*(?<=[^"\s])"')
-ADMONITION = re.compile(r'^\s*(?:!!!|\?\?\?\+?|===)\s*(?:[\w-]+\s*)?"[^"]*"')
-
-
-def _quotes(line: str) -> str | None:
-    """The first quotation of the line that is not “”, or None."""
-    line = ADMONITION.sub("", line)
-    line = re.sub(r"<[^>]*>", lambda m: " " * len(m.group()), line)  # attribute values of raw HTML
-    found = CORNER_QUOTES.search(line) or ASCII_QUOTED.search(line)
-    return found.group() if found else None
 
 
 def find_calques(path: Path, wording: list[Wording]) -> list[Calque]:
@@ -226,13 +237,14 @@ def find_calques(path: Path, wording: list[Wording]) -> list[Calque]:
             for match in FULL_WIDTH_GLOSS.finditer(line):
                 errors.append(Calque(path, f"'（{match.group(1)}）' glosses a term in full-width parentheses: write "
                                            f"术语 ({match.group(1)}), with half-width parentheses", line=number))
-            quoted = _quotes(line) if number > front else None  # front matter is YAML: its strings are quoted
+            quoted = other_quotes(line) if number > front else None  # front matter is YAML: its strings are quoted
             if quoted is not None:
                 errors.append(Calque(path, f"'{quoted}' quotes with other marks than the site's: Chinese prose quotes "
                                            "with “”", line=number))
     return errors
 
 
+@functools.cache
 def _english_pattern(name: str) -> re.Pattern:
     """`name` as a word, singular or plural, words joined by spaces or hyphens (in-place, in place)."""
     words = [re.escape(word) for word in re.split(r"[\s-]+", name)]
