@@ -73,10 +73,11 @@ class Engine:
     def key_parts(self, page: Page) -> dict[str, str]:
         return self.entries.key_parts(page)
 
-    def lookup(self, page: Page) -> Hit | Miss:
+    def lookup(self, page: Page, key: str | None = None) -> Hit | Miss:
+        """key: the page's, when the caller has it already (it hashes every code cell and the environment)."""
         if self.mode == "force":
-            return Miss(self.key(page), "--force executes every page")
-        return self.entries.lookup(page)
+            return Miss(key or self.key(page), "--force executes every page")
+        return self.entries.lookup(page, key)
 
     def run(self, paths: list[Path]) -> Report:
         try:
@@ -188,8 +189,8 @@ class _Build:
         return pending
 
     def served(self, shown: str, page: Page, quiet: bool = True) -> bool:
-        found = self.engine.lookup(page)
         result = self.results[shown]
+        found = self.engine.lookup(page, result.key)
         if isinstance(found, Miss):
             result.note = found.reason if self.engine.mode != "force" else ""
             return False

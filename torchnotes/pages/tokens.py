@@ -39,12 +39,12 @@ def substitute(markdown: str, known: dict[str, str]) -> str:
     return "".join(parts)
 
 
-def check_tokens(path: Path, pinned: str | None) -> list:
+def check_tokens(path: Path, pinned: str | None, text: str | None = None) -> list:
     """Unknown tokens, and literals naming the pinned release (or a newer one), in the page's prose.
 
     The prose is searched whole, not line by line: a paragraph wrapped between "PyTorch" and "2.15" still reads
     "PyTorch 2.15" (and a token wrapped inside its braces is still replaced by substitute())."""
-    text = _prose(path)
+    text = _prose(path, text)
     known = values("0.0.0")
     names = ", ".join("{{ " + name + " }}" for name in known)
     current = _minor(pinned) if pinned else None
@@ -62,9 +62,12 @@ def check_tokens(path: Path, pinned: str | None) -> list:
     return [problem for _, problem in sorted(found, key=lambda item: item[0])]
 
 
-def _prose(path: Path) -> str:
-    """The page's text with its code and its front matter blanked out, line breaks kept (for line numbers)."""
-    text = _CODE.sub(lambda m: "\n" * m.group(0).count("\n"), Path(path).read_text(encoding="utf-8"))
+def _prose(path: Path, text: str | None = None) -> str:
+    """The page's text (as read from path, unless given) with its code and its front matter blanked out, line
+    breaks kept (for line numbers)."""
+    if text is None:
+        text = Path(path).read_text(encoding="utf-8")
+    text = _CODE.sub(lambda m: "\n" * m.group(0).count("\n"), text)
     if not text.startswith("---\n"):
         return text
     lines = text.split("\n")

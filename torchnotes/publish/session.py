@@ -7,16 +7,20 @@ from dataclasses import dataclass, field
 from torchnotes.engine.zygote import Zygotes
 from torchnotes.layout import CacheFolder
 from torchnotes.pages.read import Reader
+from torchnotes.publish.features.base import Memo
+from torchnotes.publish.kept_pages import KeptPages
 from torchnotes.publish.render import Conversions
 
 
 @dataclass
 class Session:
-    """The pages read (Reader), the outputs and paragraphs converted (Conversions) and the zygotes (their torch
-    imported)."""
+    """The pages read (Reader), the outputs and paragraphs converted (Conversions), each page's published files
+    (KeptPages), what the features computed from the whole site (Memo) and the zygotes (their torch imported)."""
 
     reader: Reader
     conversions: Conversions = field(default_factory=Conversions)
+    pages: KeptPages = field(default_factory=KeptPages)
+    memo: Memo = field(default_factory=Memo)
     zygotes: Zygotes = field(default_factory=Zygotes)
 
     @classmethod

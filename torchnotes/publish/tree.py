@@ -26,6 +26,7 @@ import yaml
 from torchnotes.engine.scheduler import Engine, Report, Run
 from torchnotes.errors import BuildFailed
 from torchnotes.publish.features import FEATURES, Build, PageOut
+from torchnotes.publish.kept_pages import page_key, site_key
 from torchnotes.publish.render import Conversions, RenderContext, render_markdown
 from torchnotes.publish.session import Session
 from torchnotes.storage import copy_if_changed, write_if_changed
@@ -43,10 +44,12 @@ class Published:
     removed: list[Path] = field(default_factory=list)
     notebooks: list[Path] = field(default_factory=list)  # paired notebooks under notebooks/ brought in sync
     kept: int = 0
+    reused: int = 0  # pages whose files a preview session kept from its previous runs (kept_pages.py)
 
     def summary_line(self) -> str:
+        reused = f"; {self.reused} of {len(self.report.results)} pages as rendered before" if self.reused else ""
         return (f"published {len(self.written)} changed file(s), kept {self.kept}, removed {len(self.removed)}; "
-                f"{len(self.notebooks)} notebook(s) synced")
+                f"{len(self.notebooks)} notebook(s) synced{reused}")
 
 
 class Publisher:
@@ -61,7 +64,10 @@ class Publisher:
                              zygotes=session.zygotes if session else None, run=Run(mode=mode, jobs=jobs))
         self.reader = self.engine.reader
         self.conversions = session.conversions if session else Conversions()
+        self.kept = session.pages if session else None  # each page's files, from the session's previous runs
         self.build = Build(settings, env, self.reader, sync=sync)
+        if session is not None:
+            self.build.memo = session.memo
         self.features = [feature(self.build) for feature in FEATURES]
         self.build.features = self.features
 
@@ -83,8 +89,16 @@ class Publisher:
         result = Published(report, out)
         result.notebooks = [path for feature in self.features for path in getattr(feature, "synced", [])]
         wanted: set[Path] = set()
-        for page_result in report.results:
-            self._publish_page(page_result, out, wanted, result)
+        site = site_key(settings, self.env, pages, out) if self.kept is not None else None
+        try:
+            for page_result in report.results:
+                self._publish_page(page_result, out, wanted, result, site)
+        except BaseException:
+            if self.kept is not None:
+                self.kept.forget()  # a page half written: nothing kept may be trusted
+            raise
+        if self.kept is not None:
+            self.kept.keep_only({r.page for r in report.results})
         for lang in settings.languages:
             self._copy_assets(out / lang, wanted, result)
         for stale in sorted(p for p in out.rglob("*") if p.is_file() and p not in wanted):
@@ -93,19 +107,34 @@ class Publisher:
         result.kept = len(wanted) - len(result.written)
         for feature in self.features:
             feature.finish()
-        self.conversions.forget_unused()
+        if not result.reused:  # the conversions of the pages kept were not asked for, and will be again
+            self.conversions.forget_unused()
         return result
 
-    def _publish_page(self, result, out: Path, wanted: set[Path], published: Published) -> None:
+    def _publish_page(self, result, out: Path, wanted: set[Path], published: Published, site: str | None) -> None:
         rel = Path(result.source.path).relative_to(self.settings.docs_dir)
         target = out / rel
         page = PageOut(result, lang=rel.parts[0], rel=Path(*rel.parts[1:]), target=target,
                        assets=target.parent if target.stem == "index" else target.parent / target.stem)
+        files: dict[Path, bytes] = {}
 
         def write(path: Path, data: bytes) -> None:
+            files[path] = data
             wanted.add(path)
             if write_if_changed(path, data):
                 published.written.append(path)
+
+        key = None
+        if site is not None:
+            # The page in every language: a translation's banner compares it with its original.
+            texts = [self._read_text(self.settings.docs_dir / lang / page.rel) for lang in self.settings.languages]
+            key = page_key(site, result, self._read_text(result.source.path), texts)
+            kept = self.kept.get(result.page, key)
+            if kept is not None:
+                published.reused += 1
+                for path, data in kept.items():
+                    write(path, data)
+                return
 
         def image(name: str, raw: bytes) -> str:
             write(page.assets / name, raw)
@@ -120,6 +149,14 @@ class Publisher:
             for name, data in feature.files(page).items():
                 write(page.assets / name, data)
         write(target, (front_matter(result.source) + body).encode())
+        if self.kept is not None:
+            self.kept.keep(result.page, key, files)
+
+    def _read_text(self, path) -> str:
+        """The text of a page as this run's reader parsed it ("" for a page it did not read): the key is made
+        from what was rendered, even when the file is saved again meanwhile."""
+        known = self.reader.pages.get(Path(path))
+        return known[0] if known is not None else ""
 
     def _copy_assets(self, lang_out: Path, wanted: set[Path], published: Published) -> None:
         """Files under docs/ that are not pages: shared ones (docs/assets) go into every language's tree."""

@@ -224,8 +224,10 @@ def warnings_in(page, outputs: dict[str, list[dict]]) -> list[Warned]:
     """Each warning the page's cells print, once each (the first cell that prints it)."""
     seen, found = set(), []
     # Any mention of warning next to the cell; the warning's class by name a little further away ("the
-    # `FutureWarning` under the first of these two cells", written under the second).
-    beside, near = explained_cells(page), explained_cells(page, reach=2)
+    # `FutureWarning` under the first of these two cells", written under the second). Read only for a page that
+    # warns: most print none, and the changes page asks this of every page on every build.
+    beside: dict[int, str] = {}
+    near: dict[int, str] = {}
     for number, cell in enumerate(page.code_cells, 1):
         raises = RAISES_TAG in cell.metadata.get("tags", [])
         for out in outputs.get(cell.id, []):
@@ -239,6 +241,8 @@ def warnings_in(page, outputs: dict[str, list[dict]]) -> list[Warned]:
                 item = (match.group(1), normalise(match.group(2), versions=False))
                 if item not in seen:
                     seen.add(item)
+                    if not beside:
+                        beside, near = explained_cells(page), explained_cells(page, reach=2)
                     explained = bool(_MENTIONS_WARNING.search(beside[number])) or item[0] in near[number]
                     found.append(Warned(number, *item, on_purpose=printed or raises or explained))
     return found

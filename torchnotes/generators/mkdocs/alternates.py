@@ -71,3 +71,13 @@ def write_page_sitemaps(site_dir: Path, site_url: str, default_lang: str) -> int
         ET.ElementTree(root).write(folder / "sitemap.xml", encoding="UTF-8", xml_declaration=True)
         written += 1
     return written
+
+
+_HEAD_ALTERNATE = re.compile(r'\s*<link rel="alternate" href="[^"]*" hreflang="[^"]*">')
+
+
+def dropped(html: str) -> str:
+    """The page without its alternates (the offline copy's pages share folders, the 404 page is every address's)."""
+    # In the head only: the pattern's leading whitespace makes a search of the whole page cost 2 ms a page.
+    end = html.find("</head>")
+    return _HEAD_ALTERNATE.sub("", html) if end < 0 else _HEAD_ALTERNATE.sub("", html[:end]) + html[end:]

@@ -52,7 +52,9 @@ class KeptHtml(Extension):
         self.page: str | None = None  # the page being converted (the plugin's on_page_markdown), else None
         self.begin()
 
-    def begin(self) -> None:
+    def begin(self, partial: bool = False) -> None:
+        """Each build; partial: a dirty build (mkdocs serve --dirty), which converts only the pages it rebuilds."""
+        self.partial = partial
         self.started = time.time()
         self.used: set[str] = set()
         self.hits = self.misses = 0
@@ -79,7 +81,8 @@ class KeptHtml(Extension):
 
     def finish(self) -> str:
         """Remove what this build did not use (after the last language), and say what was reused."""
-        kept.prune(self.folder, self.used, before=self.started)
+        if not self.partial:  # a dirty build used only the conversions of the pages it rebuilt
+            kept.prune(self.folder, self.used, before=self.started)
         return f"reused {self.hits} of {self.hits + self.misses} page conversions"
 
 

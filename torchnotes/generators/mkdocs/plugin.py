@@ -4,7 +4,11 @@ Events:
 - on_startup: marks the plugin to be kept across `mkdocs serve` rebuilds, so it publishes only on change, with
   one Session (torchnotes.publish.tree) for all of them; on_shutdown closes it.
 - on_config: runs the publish step (torchnotes.publish.tree, no MkDocs inside) and points docs_dir at its tree;
-  mkdocs-static-i18n then builds each language folder of that tree as usual.
+  mkdocs-static-i18n then builds each language folder of that tree as usual. A rebuild whose sources are the
+  same bytes as the last one's publishes nothing.
+- on_pre_build / on_files / on_nav: under `mkdocs serve --dirty` (scripts/serve.sh), a build of the changed pages
+  only, with every page's title in the navigation, or a full one when what every page shows changed
+  (torchnotes/generators/mkdocs/dirty.py).
 - on_serve: watches the sources (docs/), not the published tree the build itself writes.
 - on_files / on_page_markdown / on_page_content: pages whose input did not change take their HTML from the previous
   build through a Markdown extension (torchnotes/generators/mkdocs/kept_html.py) instead of being converted again.
@@ -13,9 +17,7 @@ Events:
 
 from __future__ import annotations
 
-import json
 import logging
-import re
 from dataclasses import replace
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -26,18 +28,19 @@ from mkdocs.plugins import BasePlugin, CombinedEvent, event_priority
 
 from torchnotes.engine.environment import Environment, probe
 from torchnotes.errors import BuildFailed
-from torchnotes.generators.mkdocs import alternates, not_found
+from torchnotes.generators.mkdocs import alternates, not_found, search_files
 from torchnotes.generators.mkdocs.config import NotebooksConfig
+from torchnotes.generators.mkdocs.dirty import DirtyBuilds
 from torchnotes.generators.mkdocs.kept_html import KeptHtml
 from torchnotes.generators.mkdocs.kept_search import KeptSearch
 from torchnotes.layout import CacheFolder
 from torchnotes.log import Printed, logger
 from torchnotes.pages.freshness import REBASE
-from torchnotes.pages.glossary import GlossaryError
-from torchnotes.publish import search_expand, search_index
+from torchnotes.publish.kept_pages import stat_inputs
 from torchnotes.publish.session import Session
 from torchnotes.publish.tree import Published, Publisher
 from torchnotes.settings import Settings
+from torchnotes.storage import file_digest
 
 log = logging.getLogger("mkdocs.plugins.torchnotes")
 
@@ -60,14 +63,17 @@ class NotebooksPlugin(BasePlugin[NotebooksConfig]):
         self.env: Environment | None = None
         self.published: Published | None = None
         self.stamp: tuple | None = None
-        self.kept: KeptHtml | None = None
+        self.kept: KeptHtml | None = None  # with kept_search, made by the first on_config (_kept)
         self.kept_search: KeptSearch | None = None
         self.session: Session | None = None  # one per `mkdocs serve`: a rebuild redoes only what changed
         self.not_found: dict[str, str] = {}  # the 404 page of each language, by language
+        self.digests: dict[Path, tuple] = {}  # each source file's (size, mtime) and the hash of its bytes
+        self.dirty: DirtyBuilds | None = None
+        self.search_files = search_files.SearchFiles()  # each language's packed index, written again only when it changed
 
     def on_startup(self, *, command, dirty):
         # Defining on_startup is what makes MkDocs keep this instance (and its session) across serve rebuilds.
-        pass
+        self.dirty = DirtyBuilds() if command == "serve" and dirty else None
 
     def on_shutdown(self):
         if self.session is not None:
@@ -90,38 +96,52 @@ class NotebooksPlugin(BasePlugin[NotebooksConfig]):
         if self.session is None:
             self.session = Session.for_settings(self.settings)
         _ToMkDocs.attach()
-        stamp = tuple((p, p.stat().st_mtime_ns) for p in sorted(self.sources.rglob("*")) if p.is_file())
+        stamp = (_sources_stamp(self.sources, self.digests), repr(self.settings), stat_inputs(self.settings))
         if stamp != self.stamp or not publish_dir.exists():
-            try:
-                self.published = Publisher(self.settings, self.env, session=self.session).run(publish_dir)
-            except BuildFailed as failed:
-                self.stamp = None
-                raise PluginError(str(failed)) from failed
-            log.info(self.published.summary_line())
+            self.stamp = None  # a failed publish is never taken for a done one
+            self.published = _publish(Publisher(self.settings, self.env, session=self.session), publish_dir)
             self.stamp = stamp
         config.docs_dir = str(publish_dir)
         if self.kept is None:
-            # One folder per config file: the offline copy's build (mkdocs.offline.yml) keeps its own.
-            self.kept = KeptHtml(self.folder.kept_html(Path(config.config_file_path).stem))
+            words = root / self.config.search_words if self.config.search_words else None
+            self.kept, self.kept_search = _kept(self.folder, Path(config.config_file_path), words, self.dirty is not None)
         if self.kept not in config.markdown_extensions:  # mkdocs serve loads the config again for each build
             config.markdown_extensions.append(self.kept)
-        if self.kept_search is None:
-            words = root / self.config.search_words if self.config.search_words else None
-            self.kept_search = KeptSearch(self.folder.kept_search(Path(config.config_file_path).stem), words)
-        self.kept.begin()  # each build (mkdocs serve) counts afresh, also after a failed one
-        self.kept_search.begin()
         return config
 
-    def on_files(self, files, config):
+    def on_pre_build(self, config):
+        if not self.config.enabled or self.kept is None or _inner(config):
+            return
+        # The first language's build: a dirty one rebuilds what changed only, unless every page must change.
+        partial = self.dirty is not None and self.dirty.start(config, _titles(self.published))
+        self.kept.begin(partial)  # each build (mkdocs serve) counts afresh, also after a failed one
+        self.kept_search.begin(partial)
+
+    def _start_build(self, files, config):
         if self.kept is not None:
             self.kept.start_build(config, files)
         return files
 
+    @event_priority(-200)  # after mkdocs-static-i18n (-100): the files of this language's build as they are built
+    def _dirty_files(self, files, config):
+        if self.dirty is not None and self.config.enabled:
+            self.dirty.files(files)
+        return files
+
+    on_files = CombinedEvent(_start_build, _dirty_files)
+
+    @event_priority(-200)  # after mkdocs-static-i18n (-100)
+    def on_nav(self, nav, config, files):
+        if self.dirty is not None and self.config.enabled:
+            self.dirty.read_titles(nav, config)
+        return nav
+
+    def on_build_error(self, error):
+        if self.dirty is not None:
+            self.dirty.failed()
+
     def on_env(self, env, config, files):
-        if self.kept is not None:  # Jinja's bytecode cache checks each template's source before it uses what it kept
-            self.folder.jinja.mkdir(parents=True, exist_ok=True)
-            env.bytecode_cache = FileSystemBytecodeCache(str(self.folder.jinja))
-        return env
+        return _with_bytecode_cache(env, self.folder.jinja) if self.kept is not None else env
 
     # Last: the page's Markdown is final; the conversion that follows is this page's.
     @event_priority(-100)
@@ -133,9 +153,7 @@ class NotebooksPlugin(BasePlugin[NotebooksConfig]):
     def on_page_content(self, html, page, config, files):
         if self.kept is not None:
             self.kept.page = None
-        # Links written relative to the source file (freshness.source_page_url): directory URLs put pages one deeper.
-        return html.replace(f'<a {REBASE} href="', f'<a {REBASE} href="../') if (
-            config.use_directory_urls and page.file.name != "index") else html
+        return _rebased(html, page, config)
 
     # Around Material's search plugin (0): pages whose entries are kept are not indexed again.
     @event_priority(100)
@@ -158,25 +176,19 @@ class NotebooksPlugin(BasePlugin[NotebooksConfig]):
             # The build writes the published tree; the contributor edits the sources.
             server.unwatch(config.docs_dir)
             server.watch(str(self.sources))
+            if self.kept_search is not None and "zh" in self.config.languages:  # jieba cuts Chinese only
+                self.kept_search.warm()
         return server
 
     def on_post_page(self, output, page, config):
-        if not self.config.enabled:
-            return output
-        # The hreflang pairs (and x-default) for search engines, each page folder given the sitemap Material
-        # fetches for them (alternates.py). The offline copy's .html pages share folders, so it has none.
-        if config.use_directory_urls:
-            output = alternates.with_default(output, self.config.languages[0])
-        else:
-            output = _drop_alternates(output)
-        return _language_base(output, page.file.dest_uri, self.config.languages)
+        return _page_links(output, page.file.dest_uri, config, self.config.languages) if self.config.enabled else output
 
     def on_post_template(self, output_content, template_name, config):
         if not self.config.enabled or not template_name.endswith(".html"):
             return output_content
         # The 404 page is a template, not a page: same head links, same useless sitemap requests. mkdocs-static-i18n
         # renders it once per language, each over the last at the site's root: keep each.
-        output_content = _drop_alternates(output_content)
+        output_content = alternates.dropped(output_content)
         if template_name == "404.html":
             self.not_found[config.theme.get("language") or self.config.languages[0]] = output_content
         return output_content
@@ -186,52 +198,89 @@ class NotebooksPlugin(BasePlugin[NotebooksConfig]):
     def on_post_build(self, config):
         if not self.config.enabled or self.published is None:
             return
-        if getattr(config.plugins.get("i18n"), "building", False):
+        if _inner(config):
             return  # the end of mkdocs-static-i18n's build of one more language: the index is not merged yet
         self.published.report.write(self.folder.report)
-        try:
-            not_found.write(self.not_found, Path(config.site_dir), self.config.languages,
-                            urlsplit(config.site_url or "").path.rstrip("/") + "/")
-        except not_found.NotFoundPageUnexpected as error:
-            raise PluginError(f"404 page: {error}") from error
-        if config.use_directory_urls:
-            alternates.write_page_sitemaps(Path(config.site_dir), config.site_url, self.config.languages[0])
+        _write_site_files(config, self.not_found, self.config.languages)
         if self.kept is not None:
             log.info(self.kept.finish())
-        if self.kept_search is not None:
-            self.kept_search.complete(Path(config.site_dir) / "search" / "search_index.json")
-            log.info(self.kept_search.finish())
-        _write_search_indexes(Path(config.site_dir), self.config.languages, self.settings)
+        search_files.finish(self.kept_search, self.search_files, config, self.config.languages, self.settings)
+        if self.dirty is not None:
+            log.info(self.dirty.finish())
 
 
-def _write_search_indexes(site_dir: Path, languages: list[str], settings) -> None:
-    """Each language's packed search index (torchnotes.publish.search_index), with the query expansion table."""
+def _with_bytecode_cache(env, folder: Path):
+    """Templates compiled once across builds: Jinja's bytecode cache checks each template's source before it uses
+    what it kept."""
+    folder.mkdir(parents=True, exist_ok=True)
+    env.bytecode_cache = FileSystemBytecodeCache(str(folder))
+    return env
+
+
+def _publish(publisher: Publisher, publish_dir: Path) -> Published:
     try:
-        sources = search_expand.Sources.load(settings.root, settings.search_synonyms)
-        sizes, unheld = search_index.write_per_language(site_dir, languages, sources)
-    except (search_index.UnexpectedIndex, search_expand.SynonymFileError, GlossaryError) as error:
-        raise PluginError(f"search index: {error}") from error
-    for synonym in unheld:  # a warning: `mkdocs build --strict` stops, `mkdocs serve` goes on
-        log.warning(f"search synonyms: {synonym}")
-    log.info("search index: " + ", ".join(f"{lang} {size / 1024:.0f} KB" for lang, size in sizes.items()))
+        published = publisher.run(publish_dir)
+    except BuildFailed as failed:
+        raise PluginError(str(failed)) from failed
+    log.info(published.summary_line())
+    return published
 
 
-_HEAD_ALTERNATE = re.compile(r'\s*<link rel="alternate" href="[^"]*" hreflang="[^"]*">')
+def _kept(folder: CacheFolder, config_file: Path, words: Path | None, own_index: bool) -> tuple[KeptHtml, KeptSearch]:
+    """What a build keeps of the previous one, pages' HTML and search entries: one folder per config file, so the
+    offline copy's build (mkdocs.offline.yml) keeps its own."""
+    return (KeptHtml(folder.kept_html(config_file.stem)),
+            KeptSearch(folder.kept_search(config_file.stem), words, own_index=own_index))
 
 
-def _drop_alternates(html: str) -> str:
-    # In the head only: the pattern's leading whitespace makes a search of the whole page cost 2 ms a page.
-    end = html.find("</head>")
-    return _HEAD_ALTERNATE.sub("", html) if end < 0 else _HEAD_ALTERNATE.sub("", html[:end]) + html[end:]
-_CONFIG_BASE = re.compile(r'(<script id="__config" type="application/json">\{[^<]*?"base":\s*)"[^"]*"')
+def _page_links(output: str, dest_uri: str, config, languages: list[str]) -> str:
+    """The hreflang pairs (and x-default) for search engines, each page folder given the sitemap Material fetches for
+    them (alternates.py). The offline copy's .html pages share folders, so it has none. Then search's base."""
+    if config.use_directory_urls:
+        output = alternates.with_default(output, languages[0])
+    else:
+        output = alternates.dropped(output)
+    return search_files.language_base(output, dest_uri, languages)
 
 
-def _language_base(output: str, dest_uri: str, languages: list[str]) -> str:
-    """Material reads search/search_index.json, and resolves result links, against "base" in its __config, which is
-    the site root on every page: point it at the page's language root, where search_index.write_per_language wrote
-    that language's index."""
-    parts = dest_uri.split("/")
-    if parts[0] not in languages[1:]:
-        return output
-    base = "/".join([".."] * (len(parts) - 2)) or "."
-    return _CONFIG_BASE.sub(lambda m: m.group(1) + json.dumps(base), output, count=1)
+def _rebased(html: str, page, config) -> str:
+    """Links written relative to the source file (freshness.source_page_url): directory URLs put pages one deeper."""
+    return html.replace(f'<a {REBASE} href="', f'<a {REBASE} href="../') if (
+        config.use_directory_urls and page.file.name != "index") else html
+
+
+def _write_site_files(config, not_found_pages: dict[str, str], languages: list[str]) -> None:
+    """The one 404 page (not_found.py) and each page folder's sitemap (alternates.py)."""
+    try:
+        not_found.write(not_found_pages, Path(config.site_dir), languages,
+                        urlsplit(config.site_url or "").path.rstrip("/") + "/")
+    except not_found.NotFoundPageUnexpected as error:
+        raise PluginError(f"404 page: {error}") from error
+    if config.use_directory_urls:
+        alternates.write_page_sitemaps(Path(config.site_dir), config.site_url, languages[0])
+
+
+def _sources_stamp(sources: Path, digests: dict[Path, tuple]) -> tuple:
+    """The sources by content: saving a file with the same bytes publishes nothing (its mtime changed only).
+    digests: each file's (size, mtime) and the hash of its bytes, kept across rebuilds."""
+    stamp = []
+    for path in sorted(p for p in sources.rglob("*") if p.is_file()):
+        stat = path.stat()
+        known = digests.get(path)
+        if known is None or known[0] != (stat.st_size, stat.st_mtime_ns):
+            known = digests[path] = ((stat.st_size, stat.st_mtime_ns), file_digest(path))
+        stamp.append((path, known[1]))
+    return tuple(stamp)
+
+
+def _titles(published: Published | None) -> dict[str, str]:
+    """Each page's title by its source (the navigation's, as dirty.py compares them)."""
+    results = published.report.results if published else []
+    return {r.page: str(r.source.meta.get("title")) for r in results if r.source is not None}
+
+
+def _inner(config) -> bool:
+    """Whether this is mkdocs-static-i18n's build of a language after the first (it runs it from on_post_build)."""
+    return bool(getattr(config.plugins.get("i18n"), "building", False))
+
+

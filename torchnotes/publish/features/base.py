@@ -18,8 +18,10 @@ it adds to every notebook a reader takes away (the paired notebook under noteboo
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TypeVar
 
 from nbformat import NotebookNode
 
@@ -30,6 +32,26 @@ from torchnotes.layout import CacheFolder
 from torchnotes.pages.listing import page_paths
 from torchnotes.pages.read import Page, Reader
 from torchnotes.settings import Settings
+
+T = TypeVar("T")
+
+
+class Memo:
+    """What a feature computed from the whole site, under the key of all it was computed from: a preview session
+    (torchnotes.publish.session) keeps one across its rebuilds, so that a prose edit does not compare the version
+    record or verify the GPU recordings again. One value per name, the last one: a build without a session starts
+    from an empty one, and an edit back to an earlier state computes again."""
+
+    def __init__(self):
+        self.values: dict[str, tuple[str, object]] = {}
+
+    def get(self, name: str, key: str, make: Callable[[], T]) -> T:
+        known = self.values.get(name)
+        if known is not None and known[0] == key:
+            return known[1]
+        value = make()  # not kept if it raises: a failure is never remembered
+        self.values[name] = (key, value)
+        return value
 
 
 @dataclass
@@ -42,6 +64,7 @@ class Build:
     strict_gpu: bool = False  # check --strict-gpu: stale or missing GPU recordings are errors
     sync: bool = True  # bring notebooks/ in sync with the pages
     features: list = field(default_factory=list)  # every feature of this run, in FEATURES order
+    memo: Memo = field(default_factory=Memo)  # a preview session's, kept across its rebuilds
 
     @property
     def folder(self) -> CacheFolder:

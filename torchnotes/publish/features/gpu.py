@@ -10,6 +10,8 @@ from torchnotes import gpu as recorded
 from torchnotes.errors import FileDamaged, NotebookError
 from torchnotes.log import logger
 from torchnotes.publish.features.base import Feature, PageOut
+from torchnotes.publish.kept_pages import stat_tree
+from torchnotes.storage import digest
 
 
 class GpuRecordings(Feature):
@@ -19,7 +21,13 @@ class GpuRecordings(Feature):
         self.warnings: list[NotebookError] = []
 
     def check(self, pages: list[Path]) -> list[NotebookError]:
-        warnings, errors = recorded.check(self.store, pages, reader=self.build.reader)
+        reader = self.build.reader
+        # What the check reads: every file of the store, and each page's code cells with their tags; not the prose.
+        key = digest([stat_tree(self.store.folder), [[str(path), [[c.source, c.metadata] for c in reader.page(path).code_cells]]
+                                                     for path in pages]])
+        warnings, errors = self.build.memo.get("gpu.check", key,
+                                               lambda: recorded.check(self.store, pages, reader=reader))
+        warnings, errors = list(warnings), list(errors)
         if self.build.checking:
             # A build reads a damaged recording as absent (its cells show as not recorded); a pull request that
             # commits one is stopped by the reviewer's check.
