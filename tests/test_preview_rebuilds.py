@@ -38,7 +38,9 @@ def session_site(rendered, tmp_path):
     src = tmp_path / "site-src"
     shutil.copytree(rendered, src)
     settings = load(src / "mkdocs.yml")
-    return src, settings, probe(src / "requirements.txt"), Session.for_settings(settings)
+    session = Session.for_settings(settings)
+    yield src, settings, probe(src / "requirements.txt"), session
+    session.close()  # its zygote: a server process left running warns when collected, in whichever test that is
 
 
 def tree(folder: Path) -> dict:
