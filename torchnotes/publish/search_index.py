@@ -26,10 +26,12 @@ from __future__ import annotations
 import json
 import re
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 
 from torchnotes.publish.search_expand import Sources, SynonymNotHeld, expansion_table
 from torchnotes.publish.zh import HAN
+from torchnotes.storage import write_if_changed
 
 FORMAT = 1
 ZWSP = "\u200b"
@@ -43,24 +45,33 @@ class UnexpectedIndex(ValueError):
     """Material wrote an index this packing does not know how to carry without loss."""
 
 
-def write_per_language(site_dir: Path, langs: list[str],
-                       sources: Sources | None = None) -> tuple[dict[str, int], list[SynonymNotHeld]]:
+Packer = Callable[[dict, list[dict], str], tuple[bytes, list[SynonymNotHeld]]]
+
+
+def write_per_language(site_dir: Path, langs: list[str], sources: Sources | None = None,
+                       packer: Packer | None = None) -> tuple[dict[str, int], list[SynonymNotHeld]]:
     """Split site/search/search_index.json into <lang root>/search/search_index.json, packed, each with its query
-    expansion table (torchnotes/publish/search_expand.py); the sizes in bytes, and the synonyms no index holds."""
+    expansion table (torchnotes/publish/search_expand.py); the sizes in bytes, and the synonyms no index holds.
+    packer(index, docs, lang): packed() by default; a preview session's keeps what it packed (search_files.py)."""
     merged = site_dir / "search" / "search_index.json"
     if not merged.exists():
         return {}, []
     index = json.loads(merged.read_text(encoding="utf-8"))
+    packer = packer or (lambda index, docs, lang: packed(index, docs, lang, sources or Sources()))
     sizes, unheld = {}, []
     for lang, docs in split(index["docs"], langs).items():
-        table, missing = expansion_table(docs, index["config"]["separator"], lang, sources or Sources())
+        data, missing = packer(index, docs, lang)
         unheld += missing
-        data = json.dumps(pack(dict(index, docs=docs), table), ensure_ascii=False, separators=(",", ":")).encode()
-        target = site_dir / ("" if lang == langs[0] else lang) / "search" / "search_index.json"
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_bytes(data)
+        # Unchanged bytes are not written again (the first language's file is where Material writes the whole index).
+        write_if_changed(site_dir / ("" if lang == langs[0] else lang) / "search" / "search_index.json", data)
         sizes[lang] = len(data)
     return sizes, unheld
+
+
+def packed(index: dict, docs: list[dict], lang: str, sources: Sources) -> tuple[bytes, list[SynonymNotHeld]]:
+    """One language's entries, packed with their query expansion table; and the synonyms they do not hold."""
+    table, missing = expansion_table(docs, index["config"]["separator"], lang, sources)
+    return json.dumps(pack(dict(index, docs=docs), table), ensure_ascii=False, separators=(",", ":")).encode(), missing
 
 
 def split(docs: list[dict], langs: list[str]) -> dict[str, list[dict]]:

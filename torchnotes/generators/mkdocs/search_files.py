@@ -21,7 +21,6 @@ from mkdocs.exceptions import PluginError
 from torchnotes.pages.glossary import GlossaryError
 from torchnotes.publish import search_expand, search_index
 from torchnotes.publish.kept_pages import stat_tree
-from torchnotes.storage import write_if_changed
 
 log = logging.getLogger("mkdocs.plugins.torchnotes")
 
@@ -31,31 +30,22 @@ class SearchFiles:
 
     def __init__(self):
         self.sources: tuple[list, search_expand.Sources] | None = None  # the files' stat, and what they held
-        self.packed: dict[Path, tuple[str, bytes, list]] = {}  # by file: (key, bytes, synonyms not held)
+        self.packed: dict[str, tuple[str, bytes, list]] = {}  # by language: (key, bytes, synonyms not held)
 
     def write(self, site_dir: Path, langs: list[str], root: Path,
               synonyms: str) -> tuple[dict[str, int], list[search_expand.SynonymNotHeld]]:
-        """search_index.write_per_language's files and answer, each language packed only when it changed."""
-        merged = site_dir / "search" / "search_index.json"
-        if not merged.exists():
-            return {}, []
+        """search_index.write_per_language, each language packed only when its entries or sources changed."""
         sources = self._sources(root, synonyms)
-        index = json.loads(merged.read_text(encoding="utf-8"))
-        sizes, unheld = {}, []
-        for lang, docs in search_index.split(index["docs"], langs).items():
-            target = site_dir / ("" if lang == langs[0] else lang) / "search" / "search_index.json"
+
+        def packer(index: dict, docs: list[dict], lang: str) -> tuple[bytes, list]:
             key = hashlib.sha256(json.dumps([index["config"], docs, self.sources[0]], ensure_ascii=False,
                                             sort_keys=True).encode()).hexdigest()
-            known = self.packed.get(target)
+            known = self.packed.get(lang)
             if known is None or known[0] != key:
-                table, missing = search_expand.expansion_table(docs, index["config"]["separator"], lang, sources)
-                data = json.dumps(search_index.pack(dict(index, docs=docs), table), ensure_ascii=False,
-                                  separators=(",", ":")).encode()
-                known = self.packed[target] = (key, data, missing)
-            write_if_changed(target, known[1])
-            sizes[lang] = len(known[1])
-            unheld += known[2]
-        return sizes, unheld
+                known = self.packed[lang] = (key, *search_index.packed(index, docs, lang, sources))
+            return known[1], known[2]
+
+        return search_index.write_per_language(site_dir, langs, sources, packer)
 
     def _sources(self, root: Path, synonyms: str) -> search_expand.Sources:
         files = [root / "CONTRIBUTING.zh.md"] + ([root / synonyms] if synonyms else [])
