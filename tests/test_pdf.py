@@ -270,6 +270,20 @@ def test_a_site_that_lacks_a_page_of_the_nav_is_named(book, tmp_path):
     assert not list((tmp_path / "out").glob("*.pdf"))
 
 
+def test_a_failure_while_both_books_print_side_by_side_is_named_as_in_one(book, tmp_path):
+    """Two languages print in two processes: the error one of them raises reaches the command as its own type,
+    with its message, and no book is left half-written."""
+    (tmp_path / "partial" / "zh").mkdir(parents=True)
+    shutil.copy(book / "site" / "index.html", tmp_path / "partial" / "index.html")
+    shutil.copy(book / "site" / "zh" / "index.html", tmp_path / "partial" / "zh" / "index.html")
+    done = run("-m", "torchnotes", "pdf", "--site", str(tmp_path / "partial"), "--out", str(tmp_path / "out"),
+               cwd=book)
+    assert done.returncode == 1, done.stderr
+    assert "the built site has no page for" in done.stderr and "mkdocs build --strict" in done.stderr, done.stderr
+    assert "Traceback" not in done.stderr, done.stderr
+    assert not list((tmp_path / "out").glob("*.pdf")) and not list((tmp_path / "out").glob(".*tmp"))
+
+
 def test_the_deploy_workflow_publishes_the_books_with_the_site():
     steps = yaml.safe_load((ROOT / ".github/workflows/deploy.yml").read_text())["jobs"]["build"]["steps"]
     runs = [step.get("run", "") for step in steps]

@@ -10,7 +10,10 @@ nothing in the engine or the MkDocs adapter knows of it. A failure leaves no PDF
 from __future__ import annotations
 
 import html
+import multiprocessing
+import os
 import tempfile
+from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 from torchnotes.engine.environment import probe
@@ -100,21 +103,41 @@ def build(config_file: Path, site: Path, out: Path, langs: list[str] | None = No
     env = probe(settings.root / settings.requirements)
     out.mkdir(parents=True, exist_ok=True)
     store = keep.folder(settings.path("cache_dir"))
+    keys = {lang: keep.book_key(site, out, config_file, lang, env.key()) for lang in targets}
+    # A book printed before from the same files is a copy (checked again under its lock before printing).
+    to_print = [lang for lang, target in targets.items() if not keep.copy(store, keys[lang], target)]
+    jobs = [(config_file, site, lang, targets[lang], env, store, keys[lang]) for lang in to_print]
+    if len(jobs) > 1:
+        # One Chromium per book, side by side: a print is one browser laying out the whole book, most of it on
+        # one core, after Python has parsed every page of the site for it. A fresh interpreter each (spawn):
+        # nothing of this process, Playwright's state included, is shared.
+        with ProcessPoolExecutor(max_workers=min(len(jobs), os.cpu_count() or 1),
+                                 mp_context=multiprocessing.get_context("spawn")) as pool:
+            printed = dict(zip(to_print, [future.result() for future in [pool.submit(print_one, *job) for job in jobs]]))
+    else:
+        printed = {job[2]: print_one(*job) for job in jobs}
     for lang, target in targets.items():
-        entries = nav_entries(config, settings.docs_dir, lang)
-        key = keep.book_key(site, out, config_file, lang, env.key())
-        with keep.held(store, key), tempfile.TemporaryDirectory(prefix="torchnotes-pdf-") as tmp:
-            copied = keep.copy(store, key, target)
-            if not copied:
-                book, meta = write_book(config, site, lang, entries, env, Path(tmp), settings.docs_dir)
-                raw = Path(tmp) / "book.pdf"
-                printer.print_book(book, raw, meta["/Title"])
-                printer.check_embedded_cjk(lang, raw, target)
-                printer.finish(raw, target, outline(entries), meta)
-                keep.keep(store, key, target)
-        logger.info(f"pdf: {target} ({len(entries)} pages of the nav, {target.stat().st_size / 1e6:.1f} MB"
-            f"{'; the same book as printed before, copied from ' + str(store) if copied else ''})")
+        pages, copied = printed.get(lang) or (len(nav_entries(config, settings.docs_dir, lang)), True)
+        logger.info(f"pdf: {target} ({pages} pages of the nav, {target.stat().st_size / 1e6:.1f} MB"
+                    f"{'; the same book as printed before, copied from ' + str(store) if copied else ''})")
     return list(targets.values())
+
+
+def print_one(config_file: Path, site: Path, lang: str, target: Path, env, store: Path, key: str) -> tuple[int, bool]:
+    """One language's book into target, printed and kept, unless another printer of the same book kept it while
+    this one waited for its lock; returns the number of the nav's pages it holds and whether it was a copy."""
+    settings, config = load(config_file), load_config(config_file)
+    entries = nav_entries(config, settings.docs_dir, lang)
+    with keep.held(store, key), tempfile.TemporaryDirectory(prefix="torchnotes-pdf-") as tmp:
+        copied = keep.copy(store, key, target)
+        if not copied:
+            book, meta = write_book(config, site, lang, entries, env, Path(tmp), settings.docs_dir)
+            raw = Path(tmp) / "book.pdf"
+            printer.print_book(book, raw, meta["/Title"])
+            printer.check_embedded_cjk(lang, raw, target)
+            printer.finish(raw, target, outline(entries), meta)
+            keep.keep(store, key, target)
+    return len(entries), copied
 
 
 def check_site(site: Path, config: dict) -> None:
