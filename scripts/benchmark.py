@@ -26,6 +26,7 @@ benchmarks/results.json and the tables benchmarks/results.en.md / results.zh.md 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import os
 import shutil
@@ -163,6 +164,7 @@ def measure(name: str, python: Path, folder: Path, projects: list, sites: dict, 
         "argv": [str(python), str(kernels_dir / "counting_kernel.py"), "-f", "{connection_file}"],
         "display_name": "Python 3", "language": "python"}), encoding="utf-8")
     rows: dict[str, list[dict]] = {s: [] for s in scenarios}
+    cold_sites: list[dict[str, str]] = []
     for run in range(runs):
         for scenario in scenarios:
             if scenario == "cold":
@@ -177,11 +179,37 @@ def measure(name: str, python: Path, folder: Path, projects: list, sites: dict, 
                         extra_env={"TORCHNOTES_FORK": "0"} if name == "ours_fresh" else {})
             if scenario == "cold" and name.startswith("ours"):
                 row.update(cold_bound(folder))
+                cold_sites.append(site_digests(projects))
             rows[scenario].append(row)
             print(f"{name} run {run + 1}/{runs} {scenario}: {row['seconds']:.1f} s, {row['kernels']} kernels", flush=True)
     summary = {s: spread(rows[s]) for s in scenarios}
+    if cold_sites:
+        summary["cold"]["identical"] = compare_sites(cold_sites)
     summary["html"] = html_sizes(sites)
     return summary
+
+
+# The build report lists each page's measured seconds: the one page whose bytes may differ between two builds.
+TIMED = ("report/index.html",)
+
+
+def site_digests(projects: list) -> dict[str, str]:
+    """Every file of the built site by its SHA-256, but the sitemaps (MkDocs writes the day of the build)."""
+    digests = {}
+    for _, site in projects:
+        for path in sorted(site.rglob("*")):
+            if path.is_file() and not path.name.startswith("sitemap.xml"):
+                digests[path.relative_to(site.parent).as_posix()] = hashlib.sha256(path.read_bytes()).hexdigest()
+    return digests
+
+
+def compare_sites(builds: list[dict[str, str]]) -> dict:
+    """The cold builds' sites file by file: the files that differ between any two, and whether only the build
+    report (which shows the measured seconds) is among them."""
+    names = sorted(set().union(*builds))
+    differ = [name for name in names if len({build.get(name) for build in builds}) > 1]
+    return {"builds": len(builds), "files": len(names), "differ": differ,
+            "pages_identical": all(name.endswith(TIMED) for name in differ)}
 
 
 def spread(rows: list[dict]) -> dict:

@@ -54,6 +54,9 @@ WORDS = {
         "scratch": "Started from scratch (TORCHNOTES_FORK=0)",
         "startup_row": "Start-up per page (the page's time less its cells'), median, s",
         "t4": "Cold build: execution wall time ≤ 1.25 × (sum of cell seconds) / cores + 20 s (from the build's report)",
+        "t5": "Cold build: the whole build (MkDocs included) ≤ the same bound",
+        "t6": "Cold builds give byte-identical pages (every file but the sitemaps and the build report, which shows the seconds)",
+        "t6_value": "{builds} builds, {files} files; differing: {differ}",
     },
     "zh": {
         "title": "测量环境：{machine}，{date}；共 {pages} 个 notebook 页面（两种语言），每种构建各运行 {runs} 次；"
@@ -76,6 +79,9 @@ WORDS = {
         "startup": "内核启动（冷构建）", "forked": "从 zygote 派生（默认）", "scratch": "从头启动（TORCHNOTES_FORK=0）",
         "startup_row": "每页启动耗时（页面耗时减去其单元格耗时），中位数，秒",
         "t4": "冷构建：执行阶段耗时 ≤ 1.25 × 单元格耗时之和 / 核数 + 20 秒（取自该次构建的报告）",
+        "t5": "冷构建：整个构建（含 MkDocs）≤ 同一上限",
+        "t6": "各次冷构建的页面逐字节相同（站点的每个文件，除 sitemap 和列出各页耗时的构建报告）",
+        "t6_value": "{builds} 次构建，{files} 个文件；不同的：{differ}",
     },
 }
 
@@ -164,6 +170,12 @@ def table(data: dict, lang: str) -> str:
     if "bound_seconds" in cold:
         checks.append((w["t4"], f"{cold['engine_seconds']:.1f} ≤ {cold['bound_seconds']:.1f}",
                        cold["engine_seconds"] <= cold["bound_seconds"]))
+        checks.append((w["t5"], f"{cold['seconds']:.1f} ≤ {cold['bound_seconds']:.1f}",
+                       cold["seconds"] <= cold["bound_seconds"]))
+    same = cold.get("identical")
+    if same:
+        checks.append((w["t6"], w["t6_value"].format(builds=same["builds"], files=same["files"],
+                                                    differ=", ".join(same["differ"]) or "–"), same["pages_identical"]))
     lines += ["", f"| {w['target']} | {w['value']} | {w['result']} |", "|---|---|---|"]
     for label, value, ok in checks:
         lines.append(f"| {label} | {value} | {w['met'] if ok else '**' + w['missed'] + '**'} |")

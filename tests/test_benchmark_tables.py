@@ -47,3 +47,35 @@ def test_the_versions_table_says_what_n_is_and_what_was_measured_once():
     assert f"≤ {n}（对比的版本数）× 一次冷构建" in zh and "N ×" not in zh
     assert "达到" not in zh and "cores" not in zh
     assert "median of 3 builds; every other figure: one run" in en
+
+
+def test_cold_builds_are_compared_file_by_file_and_only_the_report_may_differ(tmp_path):
+    from benchmark import compare_sites, site_digests
+
+    builds = []
+    for run, seconds in enumerate(("1.0", "2.5")):
+        site = tmp_path / str(run) / "site"
+        for rel, text in {"index.html": "<p>same</p>", "zh/report/index.html": f"<td>{seconds}</td>",
+                          "sitemap.xml": f"<lastmod>day {run}</lastmod>"}.items():
+            (site / rel).parent.mkdir(parents=True, exist_ok=True)
+            (site / rel).write_text(text)
+        builds.append(site_digests([(tmp_path / str(run), site)]))
+    assert "site/sitemap.xml" not in builds[0]
+    same = compare_sites(builds)
+    assert same == {"builds": 2, "files": 2, "differ": ["site/zh/report/index.html"], "pages_identical": True}
+    (tmp_path / "1" / "site" / "index.html").write_text("<p>other</p>")
+    builds[1] = site_digests([(tmp_path / "1", tmp_path / "1" / "site")])
+    differ = compare_sites(builds)
+    assert differ["differ"] == ["site/index.html", "site/zh/report/index.html"] and not differ["pages_identical"]
+    # A page that only one build wrote differs too.
+    assert compare_sites([builds[0], {**builds[0], "site/extra.html": "x"}])["differ"] == ["site/extra.html"]
+
+    data = json.loads((ROOT / "benchmarks" / "results.json").read_text(encoding="utf-8"))
+    cold = data["results"]["ours"]["cold"]
+    cold.update(identical=differ, seconds=cold["bound_seconds"] + 1)
+    en, zh = table(data, "en"), table(data, "zh")
+    row = next(line for line in en.splitlines() if line.startswith("| Cold builds give byte-identical pages"))
+    assert "differing: site/index.html, site/zh/report/index.html | **missed** |" in row, row
+    whole = next(line for line in en.splitlines() if line.startswith("| Cold build: the whole build"))
+    assert whole.endswith("| **missed** |"), whole
+    assert "各次冷构建的页面逐字节相同" in zh and "整个构建（含 MkDocs）" in zh
