@@ -165,9 +165,16 @@ def measure(name: str, python: Path, folder: Path, projects: list, sites: dict, 
         "display_name": "Python 3", "language": "python"}), encoding="utf-8")
     rows: dict[str, list[dict]] = {s: [] for s in scenarios}
     cold_sites: list[dict[str, str]] = []
+    # Every cold build starts from the same pages: the edits of the runs before it are undone, so that the cold
+    # builds' sites can be compared byte for byte.
+    sources = {path: path.read_bytes() for name in ("docs", "notebooks") for path in (folder / name).rglob("*")
+               if path.is_file()}
     for run in range(runs):
         for scenario in scenarios:
             if scenario == "cold":
+                for path, data in sources.items():
+                    if path.read_bytes() != data:
+                        path.write_bytes(data)
                 for project, site in projects:
                     for stale in (project / ".cache", site):
                         shutil.rmtree(stale, ignore_errors=True)

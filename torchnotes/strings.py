@@ -42,7 +42,7 @@ EN = {
     "full_traceback": "Show the full traceback ({lines} lines)",
     "frames_hidden": "… {count} frames inside PyTorch hidden …",
     # Under the page title.
-    "provenance": "Outputs generated with PyTorch {torch} on {device} · Python {python} · {date} · {seconds}",
+    "provenance": "Outputs generated with PyTorch {torch} on {device} · Python {python} · {date}",
     "download": "Download notebook",
     "download_py": "Download as .py",
     # At the top of a translation whose English page changed since it was translated (torchnotes/pages/freshness.py).
@@ -70,7 +70,6 @@ EN = {
                    "Connect to the internet and run this cell again, or install a Chinese font (Debian/Ubuntu: "
                    "fonts-noto-cjk)."),
     },
-    "seconds": "{:.1f} s",
     "compared": "compared with PyTorch {versions}",
     # Under a cell whose output differs in another torch release (torchnotes.versions.drift).
     "drift_differs": "differs in {version}",
@@ -160,7 +159,7 @@ ZH = {
     "cell_number": "代码单元格 {number}",
     "full_traceback": "显示完整的回溯（{lines} 行）",
     "frames_hidden": "… 省略了 PyTorch 内部的 {count} 层调用 …",
-    "provenance": "输出由 PyTorch {torch} 在 {device} 上生成 · Python {python} · {date} · {seconds}",
+    "provenance": "输出由 PyTorch {torch} 在 {device} 上生成 · Python {python} · {date}",
     "download": "下载 notebook",
     "download_py": "下载 .py 脚本",
     "stale_title": "英文原文已更新，此译文可能已过时",
@@ -181,7 +180,6 @@ ZH = {
         "failed": ("无法下载中文字体（{reason}）：图中的汉字将显示为方框。联网后重新运行本单元格，"
                    "或安装一种中文字体（Debian/Ubuntu：fonts-noto-cjk）。"),
     },
-    "seconds": "{:.1f} 秒",
     "compared": "已与 PyTorch {versions} 对比",
     "drift_differs": "在 {version} 中不同",
     "drift_raises": "在 {version} 中报错",

@@ -1,5 +1,7 @@
-"""The line under each executed page's title: the torch, device and Python that produced its outputs, when, how
-long it ran, the parts other features add (releases compared, GPU recordings), and the downloads."""
+"""The line under each executed page's title: the torch, device and Python that produced its outputs, when, the
+parts other features add (releases compared, GPU recordings), and the downloads. Not how long the page ran: that
+changes with every execution, and two builds of the same pages must give the same bytes (the report page lists
+the seconds)."""
 
 from __future__ import annotations
 
@@ -15,8 +17,7 @@ class Provenance(Feature):
         if not out.executed:
             return body
         w, env, result, stem = strings(out.lang), self.build.env, out.result, out.stem
-        line = w["provenance"].format(torch=env.torch, device=env.device, python=env.python, date=result.date,
-                                      seconds=w["seconds"].format(result.run_seconds))
+        line = w["provenance"].format(torch=env.torch, device=env.device, python=env.python, date=result.date)
         # Markdown links, resolved against the page's source file by every generator (raw HTML links are not).
         notebook_link = f"{stem}.ipynb" if stem == "index" else f"{stem}/{stem}.ipynb"
         links = [f'[{w["download"]}]({notebook_link}){{ download }}',
