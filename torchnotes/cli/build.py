@@ -93,8 +93,11 @@ def _run_reporting_crashes(engine: Engine, pages: list[Path], report_path: Path)
 
 
 def render(settings: Settings, args) -> int:
+    from torchnotes.generators.zensical import site_folder
     from torchnotes.publish.tree import Publisher
 
+    if args.command == "zensical":
+        site_folder(settings, args.site_dir)  # before any page runs
     mode = "off" if getattr(args, "no_execute", False) else "force" if getattr(args, "force", False) else None
     published = Publisher(settings, environment(settings), mode=mode).run(getattr(args, "out", None))
     print(published.summary_line())

@@ -107,6 +107,17 @@ def _overrides(root: Path, base: dict, target: Path) -> Path:
     return target
 
 
+def site_folder(settings: Settings, site_dir: Path) -> Path:
+    """site_dir relative to the project; GeneratorFailed for a folder outside it (checked before anything runs)."""
+    root = settings.root.resolve()
+    site = (root / site_dir).resolve()
+    if not site.is_relative_to(root) or site == root:
+        # Zensical reads site_dir relative to its configuration, which is written in the project.
+        raise GeneratorFailed(site_dir, f"the Zensical site must be written to a folder inside the project ({root})",
+                              hint="pass one, e.g. --site-dir site-zensical (the default), then copy it elsewhere")
+    return site.relative_to(root)
+
+
 def build_all(settings: Settings, config_file: Path, publish_out: Path, site_dir: Path,
               zensical: str | None = None) -> int:
     """Build every language with Zensical. Raises GeneratorFailed naming the language and the config."""
@@ -116,7 +127,7 @@ def build_all(settings: Settings, config_file: Path, publish_out: Path, site_dir
         raise GeneratorFailed(command, "Zensical is not installed",
                               hint="pip install -r requirements-zensical.txt (bash scripts/build_zensical.sh does)")
     publish_out = Path(publish_out).resolve().relative_to(root)
-    site_dir = (root / site_dir).resolve().relative_to(root)
+    site_dir = site_folder(settings, site_dir)
     if (root / site_dir).exists():
         shutil.rmtree(root / site_dir)
     base = read_config(config_file)
