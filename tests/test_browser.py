@@ -117,7 +117,9 @@ def every_page(browser, server, site_dir, tmp_path_factory) -> dict[str, dict]:
         for _ in range(4):
             page = context.new_page()
             pool.append((page, Recorder().attach(page)))
-        results = visit_all(pool, [server.url(rel) for rel in pages], check=inspect, ready=SEARCH_READY)
+        # Up to 90 s for a page's search to get ready: what is checked is that it does, and on CI's two cores, beside
+        # the documented commands printing both books, one page's worker once took more than 30 s to build its index.
+        results = visit_all(pool, [server.url(rel) for rel in pages], check=inspect, ready=SEARCH_READY, timeout=90.0)
     finally:
         context.close()
     unseen = {"colab": [], "h1": "", "lang": None, "axe": None}
