@@ -208,3 +208,65 @@ def test_a_preload_that_fails_is_reported_and_the_build_goes_on(tmp_path, make_e
     finally:
         pool.close()
     assert [request for request in asked if "import" in request] == [{"import": ["torchnotes_no_such_module"]}]
+
+
+def test_a_cold_cache_starts_the_zygote_before_the_pages_are_read_and_a_warm_one_does_not(tmp_path, make_engine):
+    """A cold build (no entry in the cache: a fresh clone, CI) starts its zygote, with torch's compiler asked for, before
+    the pages are read and checked; the run forks from that one. A build with entries in its cache starts none
+    ahead: most of its pages may come from the cache."""
+    pages = [page(tmp_path, f"en/p{n}.md", code(f"import os\nprint({n}, os.getppid() != {os.getpid()})")) for n in range(3)]
+    engine = make_engine(zygotes=None)
+    engine.start_early(len(pages))
+    early = engine.early
+    assert early is not None and early.process.poll() is None
+    report = engine.run(pages)
+    assert not report.failures and report.kernels == 3
+    assert [r.cell_outputs()[0][0]["text"] for r in report.results] == [f"{n} True\n" for n in range(3)]
+    assert engine.early is None and early.for_torch and early.process.poll() is not None  # taken, used, closed
+    warm = make_engine(zygotes=None)
+    warm.start_early(len(pages))
+    assert warm.early is None
+
+
+def test_a_zygote_started_ahead_is_closed_when_no_page_runs(tmp_path, make_engine):
+    """The checks stop the build before any kernel (Publisher.run closes it), or every page is static."""
+    engine = make_engine(zygotes=None)
+    engine.start_early(5)
+    early = engine.early
+    engine.close_early()
+    assert engine.early is None and early.process.poll() is not None
+    static = page(tmp_path, "en/static.md", "No code here.\n")
+    engine = make_engine(zygotes=None)
+    engine.start_early(5)
+    early = engine.early
+    report = engine.run([static])
+    assert report.kernels == 0 and engine.early is None and early.process.poll() is not None
+
+
+def test_a_preload_asked_ahead_is_answered_before_the_first_fork(tmp_path, make_engine):
+    """Asked ahead for a build of many pages, the preload's answer is read before the first fork's, also when the
+    build turns out to run fewer kernels than it takes to preload: each answer goes to its own question."""
+    only = page(tmp_path, "en/only.md", code("print('forked')"))
+    engine = make_engine(zygotes=None)
+    engine.start_early(10)
+    report = engine.run([only])
+    assert not report.failures and report.kernels == 1
+    assert report.results[0].cell_outputs()[0][0]["text"] == "forked\n"
+
+
+def test_a_session_starts_its_zygote_ahead_on_a_cold_cache_and_keeps_it(tmp_path, make_engine):
+    from torchnotes.engine.zygote import Zygotes
+
+    pool = Zygotes()
+    pages = [page(tmp_path, f"en/p{n}.md", code(f"print({n})")) for n in range(3)]
+    try:
+        engine = make_engine(zygotes=pool)
+        engine.start_early(len(pages))
+        assert engine.early is None and len(pool.starting) == 1 and pool.started == {}
+        report = engine.run(pages)
+        assert not report.failures and report.kernels == 3
+        (kept,) = pool.started.values()
+        assert pool.starting == {} and kept.for_torch and kept.process.poll() is None  # the session keeps it
+    finally:
+        pool.close()
+    assert kept.process.poll() is not None

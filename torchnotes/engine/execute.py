@@ -38,7 +38,7 @@ from torchnotes.errors import (
     OutputTooLarge,
     PageTimeout,
 )
-from torchnotes.pages.read import Page
+from torchnotes.pages.read import Page, new_cell
 from torchnotes.pages.tags import NEEDS_CUDA, RAISES, SKIP_EXECUTION
 
 SETUP_FILE = Path(__file__).parent / "kernel_setup.py"
@@ -143,8 +143,8 @@ class _PageRun:
             tags = list(cell.metadata.get("tags", []))
             if not runnable(cell, options.cuda) and SKIP_EXECUTION not in tags:
                 tags.append(SKIP_EXECUTION)
-            self.notebook.cells.append(nbformat.v4.new_code_cell(cell.source, metadata={"tags": tags}, id=cell.id))
-        self.notebook.cells.append(nbformat.v4.new_code_cell(RECORD_CELL, id="torchnotes-record"))
+            self.notebook.cells.append(new_cell("code", cell.source, cell.id, {"tags": tags}))
+        self.notebook.cells.append(new_cell("code", RECORD_CELL, "torchnotes-record"))
         self.current: int | None = None
         self.started: dict[int, float] = {}
         self.seconds = [0.0] * len(self.cells)

@@ -62,6 +62,7 @@ class Engine:
         self.zygotes = zygotes  # a session's (kept across its builds); without, one zygote per build
         self.python = run.python  # the kernels' interpreter: the zygote is started with it
         self.mode = mode
+        self.early: Zygote | None = None  # started before the pages were read (start_early)
 
     def shown(self, path: Path) -> str:
         path = Path(path).resolve()
@@ -79,6 +80,30 @@ class Engine:
             return Miss(key or self.key(page), "--force executes every page")
         return self.entries.lookup(page, key)
 
+    def start_early(self, pages: int) -> None:
+        """Start the zygote now, when every page will run: a cold cache (no entry at all, as in a fresh clone or
+        CI). Torch and its compiler then import while the pages are read and checked, instead of after, with one
+        core waiting (about six seconds of a cold build). The next run takes it; close_early closes it if none does."""
+        if self.early is not None or self.mode == "off" or not self._forks() or self.cache.keys():
+            return
+        if self.zygotes is not None:  # a session's: kept by it, whatever this build does
+            self.zygotes.start(kernel_env(self.options), python=self.python, preload=pages >= PRELOAD_FOR_TORCH_FROM)
+            return
+        self.early = Zygote(kernel_env(self.options), python=self.python, wait=False)
+        if pages >= PRELOAD_FOR_TORCH_FROM:
+            try:
+                self.early.ask_preload()
+            except ZygoteFailed:
+                self.close_early()  # it died at once: the build starts its own, and says why
+
+    def close_early(self) -> None:
+        if self.early is not None:
+            self.early.close()
+            self.early = None
+
+    def _forks(self) -> bool:
+        return self.fork and os.environ.get("TORCHNOTES_FORK", "1") != "0"
+
     def run(self, paths: list[Path]) -> Report:
         try:
             asyncio.get_running_loop()
@@ -88,7 +113,7 @@ class Engine:
         with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
             return pool.submit(asyncio.run, self.run_async(paths)).result()
 
-    async def run_async(self, paths: list[Path]) -> Report:
+    async def _run_async(self, paths: list[Path]) -> Report:
         build = _Build(self, paths)
         self.entries.begin()
         for leftover in clean_leftovers():
@@ -112,12 +137,21 @@ class Engine:
                 zygote.close()
         return build.finish()
 
+    async def run_async(self, paths: list[Path]) -> Report:
+        try:
+            return await self._run_async(paths)
+        finally:
+            self.close_early()  # not taken: nothing ran, or the build stopped before its kernels
+
     def _start_zygote(self, kernels: int) -> Zygote | None:
         """The build's zygote, when this interpreter's ipykernel is the kernel (TORCHNOTES_FORK=0: never)."""
-        if os.environ.get("TORCHNOTES_FORK", "1") == "0" or not self.fork:
+        if not self._forks():
             return None
         try:
-            if self.zygotes is not None:
+            if self.early is not None:
+                zygote, self.early = self.early, None
+                zygote.started()
+            elif self.zygotes is not None:
                 zygote = self.zygotes.get(kernel_env(self.options), python=self.python)
             else:
                 zygote = Zygote(kernel_env(self.options), python=self.python)

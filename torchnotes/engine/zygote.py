@@ -39,7 +39,8 @@ class ZygoteFailed(RuntimeError):
 class Zygote:
     """The engine's handle on one zygote process: fork() gives a kernel process running `argv`."""
 
-    def __init__(self, env: dict[str, str], python: str = sys.executable):
+    def __init__(self, env: dict[str, str], python: str = sys.executable, *, wait: bool = True):
+        """wait: until the zygote has imported torch (without, the first use of it waits: started())."""
         # The zygote's environment is the kernels' environment: OMP_NUM_THREADS and friends are read once,
         # when torch's libraries load, which happens in the zygote.
         self.process = subprocess.Popen(
@@ -48,14 +49,23 @@ class Zygote:
         self.python = python
         self.for_torch = False  # PRELOAD_FOR_TORCH imported
         self.for_torch_failed: ZygoteFailed | None = None  # said once: a session's later builds are not slowed to retry
+        self._preload_asked = False  # asked ahead (ask_preload), its answer not read yet
         self._lock = threading.Lock()
         # What nbclient instantiates for each page: a kernel manager bound to this zygote.
         self.kernel_manager_class = type("ZygoteKernelManager", (ForkedKernelManager,), {"zygote": self})
+        self.imports_from: list[list] | None = None  # its sys.path, each folder with its time, once it is ready
+        if wait:
+            self.started()
+
+    def started(self) -> None:
+        """Wait until the zygote is ready to fork (it has imported torch); ZygoteFailed if it never will be."""
+        if self.imports_from is not None:
+            return
         ready = json.loads(self.process.stdout.readline() or "{}")
         if ready.get("ready") is not True:
             self.close()
             raise ZygoteFailed(f"the zygote did not start (exit {self.process.poll()})")
-        self.imports_from: list[list] = ready["imports_from"]  # its sys.path, each folder with its time
+        self.imports_from = ready["imports_from"]
 
     def outdated(self) -> bool:
         """A package was installed or removed where this zygote imports from, since it started: the kernels it
@@ -64,6 +74,9 @@ class Zygote:
 
     def fork(self, argv: list[str], env: dict[str, str], cwd: str) -> ForkedProcess:
         with self._lock:
+            self.started()
+            if self._preload_asked:
+                self._preloaded(self._answer())  # the answers come in the order of the questions
             answer = self._ask({"argv": argv, "env": env, "cwd": cwd})
         if "pid" not in answer:
             raise ZygoteFailed(f"the zygote could not fork a kernel: {answer.get('error', 'no answer')}")
@@ -73,22 +86,46 @@ class Zygote:
         """Import PRELOAD_FOR_TORCH, once: the kernels forked after it have those modules already. An import that
         failed is not tried again in this zygote; its error is raised again."""
         with self._lock:
+            self.started()
+            if self._preload_asked:
+                self._preloaded(self._answer())
             if self.for_torch_failed is not None:
                 raise self.for_torch_failed
-            if self.for_torch:
-                return
-            answer = self._ask({"import": list(PRELOAD_FOR_TORCH)})
-            if "imported" not in answer:
-                self.for_torch_failed = ZygoteFailed(
-                    f"the zygote could not import {PRELOAD_FOR_TORCH}: {answer.get('error', 'no answer')}")
-                raise self.for_torch_failed
+            if not self.for_torch:
+                self._preloaded(self._ask({"import": list(PRELOAD_FOR_TORCH)}))
+                if self.for_torch_failed is not None:
+                    raise self.for_torch_failed
+
+    def ask_preload(self) -> None:
+        """Ask for PRELOAD_FOR_TORCH now, without waiting: the zygote imports it right after torch, while this
+        process goes on; preload_for_torch (or the first fork) reads the answer."""
+        with self._lock:
+            if not (self.for_torch or self._preload_asked or self.for_torch_failed):
+                self._send({"import": list(PRELOAD_FOR_TORCH)})
+                self._preload_asked = True
+
+    def _preloaded(self, answer: dict) -> None:
+        self._preload_asked = False
+        if "imported" in answer:
             self.for_torch = True
+        else:
+            self.for_torch_failed = ZygoteFailed(
+                f"the zygote could not import {PRELOAD_FOR_TORCH}: {answer.get('error', 'no answer')}")
 
     def _ask(self, request: dict) -> dict:
+        self._send(request)
+        return self._answer()
+
+    def _send(self, request: dict) -> None:
         if self.process.poll() is not None:
             raise ZygoteFailed(f"the zygote has exited ({self.process.returncode})")
-        self.process.stdin.write(json.dumps(request) + "\n")
-        self.process.stdin.flush()
+        try:
+            self.process.stdin.write(json.dumps(request) + "\n")
+            self.process.stdin.flush()
+        except BrokenPipeError as error:
+            raise ZygoteFailed(f"the zygote has exited ({error})") from error
+
+    def _answer(self) -> dict:
         return json.loads(self.process.stdout.readline() or "{}")
 
     def close(self) -> None:
@@ -113,12 +150,23 @@ class Zygotes:
 
     def __init__(self):
         self.started: dict[tuple, Zygote] = {}
+        self.starting: dict[tuple, concurrent.futures.Future] = {}  # started ahead (start), not asked for yet
         # A zygote dies with the thread that started it (PR_SET_PDEATHSIG), and a build may run on a thread
         # of its own (Engine.run inside an event loop): zygotes kept past a build start on this pool's thread.
         self.starter = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="zygotes")
 
+    def start(self, env: dict[str, str], python: str = sys.executable, *, preload: bool = False) -> None:
+        """Start the zygote `get` will return, on the starter's thread, without waiting for it; preload: import
+        PRELOAD_FOR_TORCH in it too. A failure is raised by `get`."""
+        key = _key(env, python)
+        if key not in self.starting and key not in self.started:
+            self.starting[key] = self.starter.submit(_started, env, python, preload)
+
     def get(self, env: dict[str, str], python: str = sys.executable) -> Zygote:
-        key = (python, os.getcwd(), env.get("PYTHONPATH", ""), keyed_variables(env))
+        key = _key(env, python)
+        ahead = self.starting.pop(key, None)
+        if ahead is not None:
+            self.started[key] = ahead.result()
         zygote = self.started.get(key)
         if zygote is not None and (zygote.process.poll() is not None or zygote.outdated()):
             zygote.close()  # it died (killed, out of memory) or is out of date: its pipes go, a new one starts
@@ -128,10 +176,30 @@ class Zygotes:
         return zygote
 
     def close(self) -> None:
+        for ahead in self.starting.values():
+            try:
+                ahead.result().close()
+            except ZygoteFailed:
+                pass  # nothing to close: a zygote that did not start closed itself
+        self.starting.clear()
         for zygote in self.started.values():
             zygote.close()
         self.started.clear()
         self.starter.shutdown()
+
+
+def _key(env: dict[str, str], python: str) -> tuple:
+    return (python, os.getcwd(), env.get("PYTHONPATH", ""), keyed_variables(env))
+
+
+def _started(env: dict[str, str], python: str, preload: bool) -> Zygote:
+    zygote = Zygote(env, python=python)
+    if preload:
+        try:
+            zygote.preload_for_torch()
+        except ZygoteFailed:
+            pass  # kept in the zygote, and said by the build that asks for the preload
+    return zygote
 
 
 class ForkedProcess:

@@ -29,7 +29,7 @@ import jupytext
 import nbformat
 
 from torchnotes import kept
-from torchnotes.pages.read import Page
+from torchnotes.pages.read import Page, new_cell
 from torchnotes.pages.tags import NEEDS_CUDA, RAISES, SKIP_EXECUTION
 from torchnotes.publish.pairing import paired_view
 from torchnotes.storage import digest
@@ -90,13 +90,13 @@ def page_script(page: Page, outputs: dict[str, list[dict]], header: str, lang: s
     page's language, for the cells features add."""
     notebook = nbformat.v4.new_notebook()
     notebook.metadata["jupytext"] = {"notebook_metadata_filter": "-all", "cell_metadata_filter": "-all"}
-    notebook.cells.append(nbformat.v4.new_markdown_cell(header))
-    notebook.cells.append(nbformat.v4.new_code_cell(SEEDS))
-    for cell in reader_cells(page, lang, features):
+    notebook.cells.append(new_cell("markdown", header, "header"))
+    notebook.cells.append(new_cell("code", SEEDS, "seeds"))
+    for number, cell in enumerate(reader_cells(page, lang, features)):
         if cell.cell_type == "markdown":
-            notebook.cells.append(nbformat.v4.new_markdown_cell(cell.source))
+            notebook.cells.append(new_cell("markdown", cell.source, f"cell-{number}"))
         elif cell.cell_type == "code":
-            notebook.cells.append(nbformat.v4.new_code_cell(script_cell(cell, outputs.get(cell.get("id"), []))))
+            notebook.cells.append(new_cell("code", script_cell(cell, outputs.get(cell.get("id"), [])), f"cell-{number}"))
     return jupytext.writes(notebook, fmt="py:percent")
 
 

@@ -76,10 +76,14 @@ class Publisher:
         settings = self.settings
         out = Path(out) if out is not None else settings.path("publish_dir")
         pages = self.build.pages
-        errors = [error for feature in self.features for error in feature.check(pages)]
-        if errors:
-            raise BuildFailed(errors)
-        report = self.engine.run(pages)
+        self.engine.start_early(len(pages))
+        try:
+            errors = [error for feature in self.features for error in feature.check(pages)]
+            if errors:
+                raise BuildFailed(errors)
+            report = self.engine.run(pages)
+        finally:
+            self.engine.close_early()  # the checks stopped the build before any kernel
         logger.info(report.summary_line())
         if report.failures:
             raise BuildFailed(report.failures)
