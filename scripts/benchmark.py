@@ -302,7 +302,10 @@ def build(python: Path, projects: list, kernels_dir: Path, ours: bool, extra_env
 class PeakMemory:
     """Polls the summed RSS of a process and its descendants (kernels included). Kernels forked from the zygote
     share its pages, which RSS counts once per process: pss_mb (each shared page divided among its sharers) is
-    the memory really used at that peak, and processes how many were alive then."""
+    the memory really used at that peak, and processes how many were alive then.
+
+    PSS is read only when the RSS reaches a new peak: reading it walks every mapping of every process (torch maps
+    thousands), and read ten times a second it took a fifth of a core from the build being timed."""
 
     def __init__(self, pid: int):
         self.root = psutil.Process(pid)
@@ -316,15 +319,9 @@ class PeakMemory:
         while self.running:
             try:
                 procs = [self.root] + self.root.children(recursive=True)
-                total = pss = 0
-                for proc in procs:
-                    try:
-                        info = proc.memory_full_info()
-                    except psutil.NoSuchProcess:
-                        continue
-                    total += info.rss
-                    pss += info.pss
+                total = sum(_rss(proc) for proc in procs)
                 if total / 2**20 > self.mb:
+                    pss = sum(_pss(proc) for proc in procs)
                     self.mb, self.pss_mb, self.processes = total / 2**20, pss / 2**20, len(procs)
             except psutil.NoSuchProcess:
                 return
@@ -333,6 +330,20 @@ class PeakMemory:
     def stop(self) -> None:
         self.running = False
         self.thread.join()
+
+
+def _rss(proc: psutil.Process) -> int:
+    try:
+        return proc.memory_info().rss
+    except psutil.NoSuchProcess:
+        return 0  # ended between the listing and the reading
+
+
+def _pss(proc: psutil.Process) -> int:
+    try:
+        return proc.memory_full_info().pss
+    except psutil.NoSuchProcess:
+        return 0
 
 
 def html_sizes(sites: dict) -> dict:

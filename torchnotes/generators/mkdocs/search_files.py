@@ -3,14 +3,13 @@
 Packing both languages' indexes, with their query expansion tables, takes a third of a second; a preview rebuild
 after a prose edit changes one language's entries, and a save that changes nothing changes none. So what was
 packed is kept, in memory, by the entries and configuration of the language's index and the files of the
-expansion table (the glossary, the synonyms): a language whose key is unchanged is not packed again, and its file
+expansion table (the glossary, the synonyms): a language whose inputs are unchanged is not packed again, and its file
 is written only if it does not hold those bytes (the first language's is where Material writes the whole index,
 on every build). The files are the bytes search_index.write_per_language writes.
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
 import logging
 import re
@@ -30,7 +29,7 @@ class SearchFiles:
 
     def __init__(self):
         self.sources: tuple[list, search_expand.Sources] | None = None  # the files' stat, and what they held
-        self.packed: dict[str, tuple[str, bytes, list]] = {}  # by language: (key, bytes, synonyms not held)
+        self.packed: dict[str, tuple[tuple, bytes, list]] = {}  # by language: (made from, bytes, synonyms not held)
 
     def write(self, site_dir: Path, langs: list[str], root: Path,
               synonyms: str) -> tuple[dict[str, int], list[search_expand.SynonymNotHeld]]:
@@ -38,11 +37,12 @@ class SearchFiles:
         sources = self._sources(root, synonyms)
 
         def packer(index: dict, docs: list[dict], lang: str) -> tuple[bytes, list]:
-            key = hashlib.sha256(json.dumps([index["config"], docs, self.sources[0]], ensure_ascii=False,
-                                            sort_keys=True).encode()).hexdigest()
+            # Compared as they are, not by a hash of them: serialising both languages' entries to hash them took
+            # longer than comparing them. They are read afresh from the index file on every build, and never changed.
+            made_from = (index["config"], docs, self.sources[0])
             known = self.packed.get(lang)
-            if known is None or known[0] != key:
-                known = self.packed[lang] = (key, *search_index.packed(index, docs, lang, sources))
+            if known is None or known[0] != made_from:
+                known = self.packed[lang] = (made_from, *search_index.packed(index, docs, lang, sources))
             return known[1], known[2]
 
         return search_index.write_per_language(site_dir, langs, sources, packer)
