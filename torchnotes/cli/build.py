@@ -11,9 +11,10 @@ from pathlib import Path
 from torchnotes import gpu as recorded
 from torchnotes.ci.shards import export, previous_durations, split
 from torchnotes.cli.common import all_pages, environment
+from torchnotes.engine.cache import current_keys
 from torchnotes.engine.explain import explain
 from torchnotes.engine.results import PageResult, Report
-from torchnotes.engine.scheduler import Engine, Run, current_keys
+from torchnotes.engine.scheduler import Engine, Run
 from torchnotes.errors import NotebookError, RecordingNeedsCuda
 from torchnotes.layout import CacheFolder
 from torchnotes.pages.translations import check_translations

@@ -11,7 +11,8 @@ from torchnotes.ci.shards import matrix, plan, previous_durations
 from torchnotes.ci.shards import merge as merge_caches
 from torchnotes.ci.summary import summary, untranslated_summary
 from torchnotes.cli.common import all_pages, environment
-from torchnotes.engine.scheduler import Engine, current_keys
+from torchnotes.engine.cache import current_keys
+from torchnotes.engine.scheduler import Engine
 from torchnotes.errors import ReportMissing
 from torchnotes.layout import CacheFolder
 from torchnotes.pages.freshness import Ledger, stale_summary

@@ -6,7 +6,7 @@ from __future__ import annotations
 import ast
 import re
 
-from torchnotes.errors import CellFailed, MissingModule, OutdatedApi, SolutionFailed, WroteIntoPages
+from torchnotes.errors import CellFailed, MissingModule, NotebookError, OutdatedApi, SolutionFailed, WroteIntoPages
 from torchnotes.pages.tags import SOLUTION
 
 # What code written for an older release raises: an argument, attribute or name the API no longer has.
@@ -65,3 +65,12 @@ def error_kind(ename: str, evalue: str) -> type[CellFailed]:
         return WroteIntoPages
     pattern = _API_CHANGE.get(ename.rsplit(".", 1)[-1])
     return OutdatedApi if pattern is not None and pattern.search(evalue) else CellFailed
+
+
+def relocated(error: NotebookError, shown: str, page, twins: list[str]) -> NotebookError:
+    """The same failure, named against this page (its own file and fence line), naming the pages that share the code."""
+    line = page.lines[error.cell - 1] if error.cell is not None and error.cell - 1 < len(page.lines) else error.line
+    reason = error.reason
+    if twins:
+        reason += f" (the same code as {', '.join(twins)})"
+    return type(error)(shown, reason, cell=error.cell, line=line, hint=error.hint, details=error.details)

@@ -21,6 +21,7 @@ from typing import Any
 from torchnotes.engine.environment import Environment
 from torchnotes.engine.inputs import changes, snapshot
 from torchnotes.engine.sources import ENGINE_VERSION
+from torchnotes.errors import NotebookError
 from torchnotes.layout import CacheFolder
 from torchnotes.pages.read import code_fingerprint
 from torchnotes.storage import digest, load_checked, read_checked, write_checked
@@ -246,3 +247,17 @@ def quotes_source(outputs: dict[str, list[dict]]) -> bool:
     """Outputs that can show source lines: tracebacks, and stderr (warnings print the offending line)."""
     return any(o.get("output_type") == "error" or (o.get("output_type") == "stream" and o.get("name") == "stderr")
                for cell in outputs.values() for o in cell)
+
+
+def current_keys(engine, paths: list[Path]) -> set[str]:
+    """The entries the given pages use now (their key, and their own variant for outputs that quote source), for an
+    engine.scheduler.Engine."""
+    pages = []
+    for path in paths:
+        try:
+            page = engine.reader.page(path)
+        except NotebookError:
+            continue
+        if page.code_cells:
+            pages.append(page)
+    return engine.entries.current_keys(pages)

@@ -38,7 +38,8 @@ from torchnotes.errors import (
     OutputTooLarge,
     PageTimeout,
 )
-from torchnotes.pages.read import Page, new_cell
+from torchnotes.pages.cells import new_cell
+from torchnotes.pages.read import Page
 from torchnotes.pages.tags import NEEDS_CUDA, RAISES, SKIP_EXECUTION
 
 SETUP_FILE = Path(__file__).parent / "kernel_setup.py"

@@ -26,6 +26,15 @@ class PageResult:
     run_seconds: float = 0.0  # how long the execution that produced these outputs took
     source: Page | None = field(default=None, repr=False)  # the parsed page, for renderers
 
+    def fill(self, body: dict, status: str) -> None:
+        """This page's outputs and times from a cache entry's body; status "run" when this build executed it."""
+        self.status = status
+        self.outputs = body["outputs"]
+        self.cell_seconds = body["cell_seconds"]
+        self.seconds = body["seconds"] if status == "run" else 0.0
+        self.run_seconds = body["seconds"]
+        self.date = body["date"]
+
     def cell_outputs(self) -> list[list[dict]]:
         """The outputs in the page's code-cell order, each looked up by its cell's id (for printing and tests)."""
         return [self.outputs.get(cell.id, []) for cell in self.source.code_cells] if self.source else []

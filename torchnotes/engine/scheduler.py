@@ -9,6 +9,7 @@ import time
 from dataclasses import replace
 from pathlib import Path
 
+from torchnotes.engine.blame import relocated
 from torchnotes.engine.cache import Cache, Hit, Miss, PageCache, quotes_source  # noqa: F401  (quotes_source: re-exported)
 from torchnotes.engine.environment import Environment
 from torchnotes.engine.execute import Options, execute_page, kernel_env
@@ -81,9 +82,8 @@ class Engine:
         return self.entries.lookup(page, key)
 
     def start_early(self, pages: int) -> None:
-        """Start the zygote now, when every page will run: a cold cache (no entry at all, as in a fresh clone or
-        CI). Torch and its compiler then import while the pages are read and checked, instead of after, with one
-        core waiting (about six seconds of a cold build). The next run takes it; close_early closes it if none does."""
+        """On a cold cache (no entry: a fresh clone, CI) start the zygote now, so that torch imports while the pages
+        are read and checked, not after with a core idle (six seconds). The next run takes it, or closes it."""
         if self.early is not None or self.mode == "off" or not self._forks() or self.cache.keys():
             return
         if self.zygotes is not None:  # a session's: kept by it, whatever this build does
@@ -228,7 +228,7 @@ class _Build:
         if isinstance(found, Miss):
             result.note = found.reason if self.engine.mode != "force" else ""
             return False
-        _fill(result, found.body, "cached")
+        result.fill(found.body, "cached")
         result.note = ""
         self.used |= found.used
         if not quiet:
@@ -269,7 +269,7 @@ class _Build:
                 served = {s for s, p in group if s == first or PageCache.serves(body, p)}
                 for shown, _ in group:
                     if shown in served:
-                        _fill(self.results[shown], body, "run" if shown == first else "cached")
+                        self.results[shown].fill(body, "run" if shown == first else "cached")
                         self.report(self.results[shown])
                 group = [(s, p) for s, p in group if s not in served]
 
@@ -279,7 +279,7 @@ class _Build:
         for shown, page in group:
             result = self.results[shown]
             result.status, result.seconds, result.outputs = "failed", 0.0, outputs or {}
-            result.error = _relocated(error, shown, page, [n for n in names if n != shown])
+            result.error = relocated(error, shown, page, [n for n in names if n != shown])
             self.report(result)
 
     def report(self, result: PageResult) -> None:
@@ -291,34 +291,3 @@ class _Build:
         ordered = [self.results[self.engine.shown(p)] for p in self.paths]
         return Report(self.engine.env, ordered, round(time.perf_counter() - self.begin, 3), kernels=self.kernels,
                       used_keys=self.used)
-
-
-def _fill(result: PageResult, body: dict, status: str) -> None:
-    result.status = status
-    result.outputs = body["outputs"]
-    result.cell_seconds = body["cell_seconds"]
-    result.seconds = body["seconds"] if status == "run" else 0.0
-    result.run_seconds = body["seconds"]
-    result.date = body["date"]
-
-
-def _relocated(error: NotebookError, shown: str, page: Page, twins: list[str]) -> NotebookError:
-    """The same failure, named against this page (its own file and fence line), naming the pages that share the code."""
-    line = page.lines[error.cell - 1] if error.cell is not None and error.cell - 1 < len(page.lines) else error.line
-    reason = error.reason
-    if twins:
-        reason += f" (the same code as {', '.join(twins)})"
-    return type(error)(shown, reason, cell=error.cell, line=line, hint=error.hint, details=error.details)
-
-
-def current_keys(engine: Engine, paths: list[Path]) -> set[str]:
-    """The entries the given pages use now (their key, and their own variant for outputs that quote source)."""
-    pages = []
-    for path in paths:
-        try:
-            page = engine.reader.page(path)
-        except NotebookError:
-            continue
-        if page.code_cells:
-            pages.append(page)
-    return engine.entries.current_keys(pages)

@@ -57,17 +57,6 @@ class Page:
         return found if found is not None else code_fingerprint(cell.source)
 
 
-def new_cell(cell_type: str, source: str, cell_id: str, metadata: dict | None = None) -> nbformat.NotebookNode:
-    """A cell as nbformat.v4's new_code_cell / new_markdown_cell make it, without their check against the notebook
-    schema: half a millisecond a cell, for thousands of cells a build makes from cells already checked when their
-    page was read (the kernel's notebook, the page's script)."""
-    cell = nbformat.NotebookNode(cell_type=cell_type, id=cell_id, metadata=nbformat.NotebookNode(metadata or {}),
-                                 source=source)
-    if cell_type == "code":
-        cell.update(execution_count=None, outputs=[])
-    return cell
-
-
 def cell_number(cell_id: str) -> int:
     """The code cell number an id carries (`code-<number>-<hash of its code>`, made in _parse)."""
     kind, number, _ = cell_id.split("-", 2)

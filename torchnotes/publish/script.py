@@ -29,7 +29,8 @@ import jupytext
 import nbformat
 
 from torchnotes import kept
-from torchnotes.pages.read import Page, new_cell
+from torchnotes.pages.cells import new_cell
+from torchnotes.pages.read import Page
 from torchnotes.pages.tags import NEEDS_CUDA, RAISES, SKIP_EXECUTION
 from torchnotes.publish.pairing import paired_view
 from torchnotes.storage import digest

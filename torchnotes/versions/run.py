@@ -18,11 +18,11 @@ from pathlib import Path
 import yaml
 
 from torchnotes import kept
-from torchnotes.engine.cache import Cache
+from torchnotes.engine.cache import Cache, current_keys
 from torchnotes.engine.environment import Environment, keyed_variables, probe_child, requirements_hash
 from torchnotes.engine.fonts import font_fingerprint
 from torchnotes.engine.results import Report
-from torchnotes.engine.scheduler import Engine, Run, current_keys
+from torchnotes.engine.scheduler import Engine, Run
 from torchnotes.errors import (
     CellFailed,
     ExpectedErrorMismatch,
