@@ -2,12 +2,12 @@
 
     .venv/bin/python scripts/benchmark_pdf.py --site site [--runs 3]
 
-Each run is the whole command (`python -m torchnotes pdf --lang <lang>`: Python, the environment probe,
-Chromium printing twice, pikepdf) into a scratch folder, with an empty folder of kept books (TORCHNOTES_BOOKS):
-a book printed before from the same site would otherwise be a copy. Then the two books in one command, as
-scripts/build_pdf.sh prints them: side by side, one Chromium each. Writes benchmarks/pdf.en.md and
-benchmarks/pdf.zh.md, the tables the Benchmarks pages include; only measured numbers. The machine's load average
-is written with them: on a shared machine other jobs slow the build down.
+Each run is the whole command (`python -m torchnotes pdf --lang <lang>`: Python, the environment probe, Chromium
+printing the book, then its title and contents pages again with their numbers, pikepdf) into a scratch folder, with
+an empty folder of kept books (TORCHNOTES_BOOKS): a book printed before from the same site would otherwise be a
+copy. Then the two books in one command, as scripts/build_pdf.sh prints them: side by side, one Chromium each.
+Writes benchmarks/pdf.en.md and benchmarks/pdf.zh.md, the tables the Benchmarks pages include; only measured
+numbers. The machine's load average is written with them: on a shared machine other jobs slow the build down.
 """
 
 from __future__ import annotations

@@ -146,6 +146,23 @@ def test_the_contents_and_internal_links_lead_to_pages_of_the_book(book, lang):
 
 
 @pytest.mark.parametrize("lang", LANGS)
+def test_the_front_pages_give_the_books_page_numbers(book, lang):
+    """The title and contents pages are printed a second time on their own, once the contents know their numbers
+    (printer.print_book): their footers still count the whole book, and each entry of the contents gives the
+    sheet its page starts on."""
+    reader = pdf(book, lang)
+    total = len(reader.pages)
+    texts = [page.extract_text() for page in reader.pages]
+    for number, text in enumerate(texts, 1):
+        assert re.search(rf"\b{number} / {total}$", text), f"sheet {number} of {total}: {text[-120:]!r}"
+    _, found = outline(reader)  # 0-based page indexes
+    # The contents' text without the footers (pypdf reads some CJK glyphs as radicals: numbers are compared).
+    front = re.sub(rf"\S+ \d+ / {total}$", "", " ".join(texts[1:min(index for _, index in found)]), flags=re.M)
+    given = [int(n) for n in re.findall(r"(?<![\d.])\d+(?![\d.])", front)]
+    assert given == sorted(given) and {index + 1 for _, index in found} <= set(given), (given, found)
+
+
+@pytest.mark.parametrize("lang", LANGS)
 def test_outputs_prose_and_provenance_are_text(book, lang):
     reader = pdf(book, lang)
     words = sheets_text(reader, nav_titles(book, lang)[1][1])  # the demo page's sheets

@@ -37,6 +37,7 @@ from torchnotes.settings import load
 from torchnotes.strings import strings
 
 FILE_NAME = "pytorch-notes-{lang}.pdf"
+FRONT = "front.html"
 KATEX = "assets/katex/katex.min.js"
 
 # Print-only rules on top of the site's own stylesheets: long lines and outputs wrap inside the page, folds
@@ -133,7 +134,7 @@ def print_one(config_file: Path, site: Path, lang: str, target: Path, env, store
         if not copied:
             book, meta = write_book(config, site, lang, entries, env, Path(tmp), settings.docs_dir)
             raw = Path(tmp) / "book.pdf"
-            printer.print_book(book, raw, meta["/Title"])
+            printer.print_book(book, book.with_name(FRONT), raw, meta["/Title"])
             printer.check_embedded_cjk(lang, raw, target)
             printer.finish(raw, target, outline(entries), meta)
             keep.keep(store, key, target)
@@ -174,8 +175,8 @@ def write_book(config: dict, site: Path, lang: str, entries: list[Entry], env, f
     # The home page's description is in the book's language; mkdocs.yml's site_description is not.
     home = settings_docs / lang / entries[0].rel
     description = read_page(home).meta.get("description") if home.is_file() else config.get("site_description", "")
-    parts = [title_page(lang, title, description, provenance, online),
-             contents(lang, entries)]
+    front = [title_page(lang, title, description, provenance, online), contents(lang, entries)]
+    parts = list(front)
     previous: tuple[str, ...] = ()
     for index, (entry, article) in enumerate(zip(entries, articles)):
         for depth, section in enumerate(entry.sections):
@@ -185,10 +186,16 @@ def write_book(config: dict, site: Path, lang: str, entries: list[Entry], env, f
         previous = entry.sections
         parts.append(article)
     script = (f'<script src="{katex.as_uri()}"></script>' if katex else "") + f"<script>{SCRIPT}</script>"
-    document = (f'<!doctype html><html lang="{lang}" dir="{direction}"><head><meta charset="utf-8"><title>{html.escape(title)}</title>'
-                f"{styles}<style>{CSS}</style></head><body {body_attrs}>{''.join(parts)}{script}</body></html>")
+
+    def document(body: list[str]) -> str:
+        return (f'<!doctype html><html lang="{lang}" dir="{direction}"><head><meta charset="utf-8"><title>{html.escape(title)}</title>'
+                f"{styles}<style>{CSS}</style></head><body {body_attrs}>{''.join(body)}{script}</body></html>")
+
     book = folder / "book.html"
-    book.write_text(document, encoding="utf-8")
+    book.write_text(document(parts), encoding="utf-8")
+    # The title and contents pages alone, laid out as in the book (each page of the book starts a new sheet): the
+    # printer prints them again with the page numbers, without laying out the whole book a second time.
+    book.with_name(FRONT).write_text(document(front), encoding="utf-8")
     stamp = "D:" + date.replace("-", "") + "000000Z" if date else None
     meta = {"/Title": title, "/Subject": provenance, "/Creator": "torchnotes.generators.pdf (Chromium, pikepdf)"}
     if stamp:

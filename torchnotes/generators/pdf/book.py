@@ -14,7 +14,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
+import lxml.html
 from bs4 import BeautifulSoup
+from lxml import etree
 
 from torchnotes.errors import PdfSiteMissing
 from torchnotes.pages.read import read_page
@@ -92,26 +94,34 @@ def page_article(site: Path, lang_root: Path, entry: Entry, anchors: dict[str, s
     path = lang_root / entry.html_path
     if not path.is_file():
         raise PdfSiteMissing(path, f"the built site has no page for {entry.rel} (in mkdocs.yml's nav)")
-    soup = BeautifulSoup(path.read_text(encoding="utf-8"), "html.parser")
-    article = soup.select_one("article.md-content__inner")
-    if article is None:
+    # lxml's own tree: BeautifulSoup's, built for every page of the book, was two thirds of a book's Python.
+    found = lxml.html.fromstring(path.read_bytes()).xpath(f"//article[{_HAS_CLASS.format('md-content__inner')}]")
+    if not found:
         raise PdfSiteMissing(path, "the page has no <article class=\"md-content__inner\"> (not a Material page)")
-    for gone in article.select("a.md-content__button, a.headerlink, .md-source-file, form"):
-        gone.decompose()
+    article = found[0]
+    for gone in article.xpath(_GONE):
+        gone.drop_tree()  # its tail, the text after it, stays
     prefix = entry.anchor + "--"
-    for tag in article.find_all(True):
+    for tag in article.iter(tag=etree.Element):
         for name in ("id", "for", "name"):
-            if tag.get(name) and (name != "name" or tag.name == "input"):
-                tag[name] = prefix + tag[name]
-        if tag.name == "details":
-            tag["open"] = ""
+            if tag.get(name) and (name != "name" or tag.tag == "input"):
+                tag.set(name, prefix + tag.get(name))
+        if tag.tag == "details":
+            tag.set("open", "")
         if tag.get("href"):
-            tag["href"] = _link(tag["href"], path, site, anchors, entry.anchor, site_url)
+            tag.set("href", _link(tag.get("href"), path, site, anchors, entry.anchor, site_url))
         if tag.get("src"):
-            tag["src"] = _file_url(tag["src"], path)
-    article["id"] = entry.anchor
-    article["class"] = ["md-typeset", "book-page"]
-    return str(article)
+            tag.set("src", _file_url(tag.get("src"), path))
+    article.set("id", entry.anchor)
+    article.set("class", "md-typeset book-page")
+    return lxml.html.tostring(article, encoding="unicode", with_tail=False)
+
+
+_HAS_CLASS = "contains(concat(' ', normalize-space(@class), ' '), ' {} ')"
+# Links and forms of the site that mean nothing on paper: the edit and view buttons, the headings' permalinks, the
+# page's dates, the feedback form.
+_GONE = " | ".join([f".//a[{_HAS_CLASS.format('md-content__button')}]", f".//a[{_HAS_CLASS.format('headerlink')}]",
+                    f".//*[{_HAS_CLASS.format('md-source-file')}]", ".//form"])
 
 
 def _link(href: str, page: Path, site: Path, anchors: dict[str, str], own: str, site_url: str) -> str:

@@ -54,8 +54,9 @@ def chromium_path(playwright_default: str | None) -> str:
     raise PdfBrowserMissing(CHROMIUM, "no Chromium to print the book with (neither Debian's nor Playwright's)")
 
 
-def print_book(book: Path, raw: Path, title: str) -> dict[str, int]:
-    """Print book (an HTML file) to raw; returns the 1-based page of every destination (id) the PDF holds."""
+def print_book(book: Path, front_book: Path, raw: Path, title: str) -> dict[str, int]:
+    """Print book (an HTML file) to raw; returns the 1-based page of every destination (id) the PDF holds.
+    front_book: the book's title and contents pages alone, printed again once the contents know their numbers."""
     from playwright.sync_api import Error as PlaywrightError
     from playwright.sync_api import sync_playwright
 
@@ -68,20 +69,17 @@ def print_book(book: Path, raw: Path, title: str) -> dict[str, int]:
             browser = p.chromium.launch(executable_path=chromium_path(p.chromium.executable_path),
                                         args=CHROMIUM_ARGS, headless=True)
             try:
-                page = browser.new_page()
-                page.set_default_timeout(PRINT_TIMEOUT_MS)
-                page.goto(book.as_uri(), wait_until="load")
-                page.wait_for_function("document.body.dataset.bookReady === '1'")
-                page.evaluate("document.fonts.ready.then(() => true)")
+                page = _opened(browser, book)
                 page.pdf(path=str(raw), **options)
-                numbers = destinations(raw)
-                # Page numbers in the contents take no more room than the empty slots: the layout stays.
-                linked = page.evaluate("""(numbers) => Array.from(document.querySelectorAll('#book-contents a'), a => {
-                    const id = a.getAttribute('href').slice(1), n = numbers[id];
-                    if (n) a.querySelector('.book-toc-number').textContent = n;
-                    return id; })""", numbers)
+                numbers, total = destinations(raw), page_count(raw)
+                page.close()
+                # Printing the whole book again for its first pages took a third of a print: the front pages
+                # alone, their footers counting the book's pages.
+                page = _opened(browser, front_book)
+                linked = page.evaluate(FILL_NUMBERS, numbers)
                 pages = front_pages(numbers, linked, raw)
-                page.pdf(path=str(front), page_ranges=f"1-{pages}", **options)
+                footer = options["footer_template"].replace('<span class="totalPages"></span>', str(total))
+                page.pdf(path=str(front), **dict(options, footer_template=footer))
             finally:
                 browser.close()
     except PlaywrightError as error:
@@ -91,6 +89,28 @@ def print_book(book: Path, raw: Path, title: str) -> dict[str, int]:
     finally:
         front.unlink(missing_ok=True)
     return destinations(raw)
+
+
+# Page numbers in the contents take no more room than the empty slots: the layout stays.
+FILL_NUMBERS = """(numbers) => Array.from(document.querySelectorAll('#book-contents a'), a => {
+    const id = a.getAttribute('href').slice(1), n = numbers[id];
+    if (n) a.querySelector('.book-toc-number').textContent = n;
+    return id; })"""
+
+
+def _opened(browser, document: Path):
+    """A tab with document loaded, its scripts done (math rendered) and its fonts ready."""
+    page = browser.new_page()
+    page.set_default_timeout(PRINT_TIMEOUT_MS)
+    page.goto(document.as_uri(), wait_until="load")
+    page.wait_for_function("document.body.dataset.bookReady === '1'")
+    page.evaluate("document.fonts.ready.then(() => true)")
+    return page
+
+
+def page_count(pdf: Path) -> int:
+    with pikepdf.open(pdf) as document:
+        return len(document.pages)
 
 
 def front_pages(numbers: dict[str, int], linked: list[str], raw: Path) -> int:
