@@ -74,6 +74,18 @@ def built_site(tmp_path_factory, worker_id) -> Path:
 
 
 @pytest.fixture(scope="session")
+def laptop_walk(browser, built_site, tmp_path_factory, worker_id) -> dict[str, dict]:
+    """Every page of the built site visited once at 1280 px and inspected (tests/walk.py), for every module
+    that checks something on each page; one walk per run, shared by the pytest-xdist workers."""
+    from browser_support import SiteServer
+    from walk import shared_walk
+
+    shared = tmp_path_factory.getbasetemp() if worker_id == "master" else tmp_path_factory.getbasetemp().parent
+    with SiteServer(built_site) as server:
+        return shared_walk(browser, server, built_site, shared)
+
+
+@pytest.fixture(scope="session")
 def version_envs(request) -> Path:
     """TORCHNOTES_ENVS for the clones that run `versions` (the documented commands, the deploy workflow): the
     compared releases' environments, kept in pytest's cache folder between runs as a reader keeps them in

@@ -22,15 +22,11 @@ from browser_support import (
     hex_color,
     in_lang,
     page_lang,
-    site_pages,
     skip_or_fail,
     strip_lang,
-    visit_all,
 )
 from helpers import ROOT
-
-AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
-VIEWPORT = {"width": 1280, "height": 900}
+from walk import AXE, AXE_PAGES, SHOTS, VIEWPORT, screenshot, slug
 
 pytestmark = pytest.mark.browser
 
@@ -86,44 +82,13 @@ def _rel_of(server: SiteServer, url: str) -> str:
 # --- 1. every page loads cleanly --------------------------------------------------------------------------
 
 @pytest.fixture(scope="module")
-def every_page(browser, server, site_dir, tmp_path_factory) -> dict[str, dict]:
-    """Every page of the site loaded once, for the tests that check something on each of them: {rel: {
-    "problems": what went wrong loading it, "colab": the provenance line's Colab links, "h1": its title,
-    "lang": <html lang>, "axe": axe-core's serious and critical violations (AXE_PAGES only, else None),
-    "shot": (its light screenshot, the colour scheme Material shows) for SHOTS only, else None}}."""
-    pages = site_pages(site_dir)
-    axe = AXE.read_text(encoding="utf-8") if AXE.exists() else None
-    shots = tmp_path_factory.mktemp("screenshots")
-    seen: dict[str, dict] = {}
-
-    def inspect(page) -> list[str]:
-        rel = _rel_of(server, page.url)
-        links = page.locator(".nb-provenance a[href*='colab.research.google.com']")
-        h1 = page.locator("h1")
-        seen[rel] = {"colab": [a.get_attribute("href") for a in links.all()],
-                     "h1": h1.first.evaluate(H1_TEXT_JS).strip() if h1.count() else "",
-                     "lang": page.locator("html").get_attribute("lang"),
-                     "axe": _axe_violations(page, axe) if axe and strip_lang(rel) in AXE_PAGES else None,
-                     "shot": _screenshot(page, shots / f"{page_lang(rel)}-{_slug(strip_lang(rel))}-light.png")
-                     if strip_lang(rel) in SHOTS else None}
-        return _rendered(page)
-
-    # A few pages at once, each followed until it has loaded and stopped fetching: Material and the search
-    # worker fetch after `load`. Every page keeps its own recorder, so a problem is reported against its page.
-    context = browser.new_context(viewport=VIEWPORT, color_scheme="light")
-    context.set_default_timeout(20_000)
-    try:
-        pool = []
-        for _ in range(4):
-            page = context.new_page()
-            pool.append((page, Recorder().attach(page)))
-        # Up to 90 s for a page's search to get ready: what is checked is that it does, and on CI's two cores, beside
-        # the documented commands printing both books, one page's worker once took more than 30 s to build its index.
-        results = visit_all(pool, [server.url(rel) for rel in pages], check=inspect, ready=SEARCH_READY, timeout=90.0)
-    finally:
-        context.close()
-    unseen = {"colab": [], "h1": "", "lang": None, "axe": None}
-    return {rel: {"problems": results[server.url(rel)], **seen.get(rel, unseen)} for rel in pages}
+def every_page(laptop_walk) -> dict[str, dict]:
+    """Every page of the site loaded once (tests/walk.py, a walk test_reader_pages reads too), for the tests that
+    check something on each of them: {rel: {"problems": what went wrong loading it, "colab": the provenance line's
+    Colab links, "h1": its title, "lang": <html lang>, "axe": axe-core's serious and critical violations (AXE_PAGES
+    only, else None), "shot": (its light screenshot, the colour scheme Material shows) for SHOTS only, else None}}."""
+    return {rel: {**seen, "shot": (Path(seen["shot"][0]), seen["shot"][1]) if seen["shot"] else None}
+            for rel, seen in laptop_walk.items()}
 
 
 def test_every_page_loads_cleanly(every_page):
@@ -135,22 +100,6 @@ def test_every_page_loads_cleanly(every_page):
         f"{sorted(set(by_lang['en']) - set(by_lang['zh']))}, only zh {sorted(set(by_lang['zh']) - set(by_lang['en']))}")
     failures = {"/" + rel: seen["problems"] for rel, seen in every_page.items() if seen["problems"]}
     assert not failures, f"{len(failures)} of {len(pages)} pages have problems:\n" + _summarise(failures)
-
-
-# Material's search box says "Initializing search" until its worker has built the index (after fetching the
-# index and lunr's language files), then "Type to start searching": every page's search must get there.
-SEARCH_READY = """() => {
-  const meta = document.querySelector(".md-search-result__meta")
-  const words = JSON.parse(document.getElementById("__config").textContent).translations
-  return !meta || meta.textContent.trim() === words["search.result.placeholder"]
-}"""
-
-
-def _rendered(page) -> list[str]:
-    """A page that answers 200 but is empty or broken has no title or no <h1>."""
-    if not page.title() or page.locator("h1").count() == 0:
-        return ["no <title> or no <h1>"]
-    return []
 
 
 def _summarise(failures: dict[str, list[str]], detailed: int = 3) -> str:
@@ -438,26 +387,7 @@ def test_colab_link_points_at_the_paired_notebook(every_page):
     assert not problems, f"{len(problems)} page(s):\n  " + "\n  ".join(problems)
 
 
-# The heading's text without its permalink anchor.
-H1_TEXT_JS = "h => [...h.childNodes].filter(n => !(n.classList && n.classList.contains('headerlink'))).map(n => n.textContent).join('')"
-
-
 # --- 8. screenshots ---------------------------------------------------------------------------------------
-
-SHOTS = ["", "tensors/gather-scatter/", "losses/cross-entropy/", "autograd/graph/"]
-
-
-def _slug(rel: str) -> str:
-    return rel.strip("/").replace("/", "-") or "home"
-
-
-def _screenshot(page, path: Path) -> tuple[Path, str]:
-    """The page as a reader sees it once its fonts have loaded and Material has faded its palette in."""
-    page.evaluate("() => document.fonts.ready")
-    page.wait_for_timeout(300)
-    page.screenshot(path=str(path))
-    return path, page.locator("body").get_attribute("data-md-color-scheme")
-
 
 def test_screenshots_of_key_pages(every_page, browser, server, tmp_path):
     """The light pages in both languages (taken by test 1's visit, with a light system preference), then dark
@@ -476,7 +406,7 @@ def test_screenshots_of_key_pages(every_page, browser, server, tmp_path):
         for lang in LANGS:
             url = in_lang(lang, "autograd/graph/")
             page.goto(server.url(url), wait_until="load")
-            path, scheme = _screenshot(page, tmp_path / f"{lang}-{_slug('autograd/graph/')}-dark.png")
+            path, scheme = screenshot(page, tmp_path / f"{lang}-{slug('autograd/graph/')}-dark.png")
             taken[url + " (dark)"] = path, scheme
             if scheme != "slate":
                 problems.append(f"/{url}: colour scheme {scheme!r} with a dark system preference")
@@ -489,9 +419,6 @@ def test_screenshots_of_key_pages(every_page, browser, server, tmp_path):
 
 
 # --- 9. accessibility ------------------------------------------------------------------------------------
-
-AXE_PAGES = ["", "tensors/gather-scatter/", "losses/cross-entropy/", "report/"]
-
 
 @pytest.mark.parametrize("lang", LANGS)
 def test_accessibility(every_page, lang):
@@ -507,24 +434,3 @@ def test_accessibility(every_page, lang):
     assert sorted(map(strip_lang, checked)) == sorted(AXE_PAGES), f"axe ran on {checked}"
     problems += [f"/{rel}: {violation}" for rel in checked for violation in mine[rel]["axe"]]
     assert not problems, "accessibility problems:\n  " + "\n  ".join(problems)
-
-
-def _axe_violations(page, source: str) -> list[str]:
-    page.add_script_tag(content=source)
-    violations = page.evaluate("async () => (await axe.run(document, {resultTypes: ['violations']})).violations")
-    found = []
-    for v in violations:
-        if v["impact"] in ("serious", "critical"):
-            targets = [_axe_node(node) for node in v["nodes"][:4]]
-            more = f" (+{len(v['nodes']) - 4} more)" if len(v["nodes"]) > 4 else ""
-            found.append(f"{v['id']} [{v['impact']}] {v['help']}; {len(v['nodes'])} nodes: " + " | ".join(targets) + more)
-    return found
-
-
-def _axe_node(node: dict) -> str:
-    target = " ".join(map(str, node["target"]))
-    for check in node.get("any", []):
-        data = check.get("data")
-        if isinstance(data, dict) and "contrastRatio" in data:
-            return f"{target} ({data.get('fgColor')} on {data.get('bgColor')}: {data['contrastRatio']})"
-    return target

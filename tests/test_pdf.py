@@ -370,3 +370,39 @@ def test_the_same_site_printed_again_is_a_copy_and_a_damaged_copy_is_printed_aga
     printed = run("-m", "torchnotes", "pdf", "--site", "site", "--out", "pdf-printed", "--lang", "en", cwd=book)
     assert printed.returncode == 0 and "the same book as printed before" not in printed.stdout, printed.stdout
     assert (book / "pdf-printed" / "pytorch-notes-en.pdf").read_bytes() == (book / "pdf" / "pytorch-notes-en.pdf").read_bytes()
+
+
+def test_the_default_languages_book_is_kept_by_its_own_pages_not_the_other_languages(book, tmp_path):
+    """The deploy workflow's site differs from the documented build's only in Chinese pages: the English book,
+    printed at the site's root, is the same copy for both; a change to a Chinese page still prints the Chinese
+    book again, and a change to an English page or a shared asset the English one."""
+    from torchnotes.generators.pdf.keep import book_key
+
+    site = tmp_path / "site"
+    shutil.copytree(book / "site", site, ignore=shutil.ignore_patterns("pdf"))
+
+    def keys() -> dict[str, str]:
+        return {"en": book_key(site, site / "pdf", book / "mkdocs.yml", "en", {"torch": "x"}, ("zh",)),
+                "zh": book_key(site, site / "pdf", book / "mkdocs.yml", "zh", {"torch": "x"})}
+
+    def edit(rel: str) -> None:
+        path = site / rel
+        path.write_bytes(path.read_bytes() + b"\n<!-- edited -->\n")
+
+    first = keys()
+    edit("zh/index.html")
+    after_zh = keys()
+    assert after_zh["en"] == first["en"] and after_zh["zh"] != first["zh"]
+    edit("index.html")
+    after_en = keys()
+    assert after_en["en"] != after_zh["en"] and after_en["zh"] != after_zh["zh"]
+    shared = next(p for p in sorted((site / "assets").rglob("*.css")))
+    edit(shared.relative_to(site).as_posix())
+    assert keys()["en"] != after_en["en"]
+    # Printed through the command: the edited Chinese page leaves the English book a copy of the one printed before.
+    shutil.copytree(book / "site", tmp_path / "zh-edited", ignore=shutil.ignore_patterns("pdf"))
+    (tmp_path / "zh-edited" / "zh" / "index.html").write_text(
+        (book / "site" / "zh" / "index.html").read_text(encoding="utf-8") + "\n<!-- edited -->\n", encoding="utf-8")
+    again = run("-m", "torchnotes", "-f", str(book / "mkdocs.yml"), "pdf", "--site", str(tmp_path / "zh-edited"),
+                "--lang", "en", cwd=book)
+    assert again.returncode == 0 and "the same book as printed before" in again.stdout, again.stdout + again.stderr[-2000:]

@@ -1,8 +1,9 @@
 """Issue 37, what a reader meets in the first minutes, on every page of the built site in both languages.
 
 Every error's `Name: message` is whole on screen at a laptop's and a phone's width (tests/error_boxes.py measures
-where each lands), and axe-core's colour-contrast rule passes on every page (outside Pygments' code blocks). One browser, one context per width,
-three pages at a time; the search index is not fetched (not what is measured here, and most of the CPU).
+where each lands), and axe-core's colour-contrast rule passes on every page (outside Pygments' code blocks). The
+laptop's width is read from the walk of every page that test_browser shares (tests/walk.py); the phone's is walked
+here, three pages at a time, without fetching the search index (not what is measured here, and much of the CPU).
 """
 
 from __future__ import annotations
@@ -27,29 +28,22 @@ def server(built_site):
 
 
 @pytest.fixture(scope="module")
-def measured(browser, server, built_site) -> dict[int, dict]:
-    """{width: {rel: measurements}}; at 1280 px each page also carries axe's colour-contrast violations."""
+def measured(browser, server, built_site, laptop_walk) -> dict[int, dict]:
+    """{width: {rel: measurements}}; at 1280 px each page also carries axe's colour-contrast violations. The 1280 px
+    figures come from the walk test_browser reads too (tests/walk.py); the phone's width is walked here."""
     if not AXE.exists():
         skip_or_fail("axe-core is not installed (npm ci)")
-    axe = AXE.read_text(encoding="utf-8")
-
-    def contrast(page) -> list[str]:
-        page.add_script_tag(content=axe)
-        # Pygments' code blocks are left out: their colours are the theme's, the same on every page, and
-        # test_browser's test_accessibility checks them whole; with them axe took three times as long.
-        found = page.evaluate("""async () => (await axe.run({exclude: [['.highlight']]}, {runOnly: ['color-contrast'],
-                                               resultTypes: ['violations']})).violations""")
-        return [f"{node['target']}: {node.get('failureSummary', '').splitlines()[-1].strip()}"
-                for v in found for node in v["nodes"]]
-
+    out = {1280: {rel: {**seen["errors"], "also": seen["contrast"]} for rel, seen in laptop_walk.items()}}
     pages = site_pages(built_site)
-    out = {}
     for width in WIDTHS:
+        if width in out:
+            continue
         began = time.monotonic()
-        out[width] = measure(browser, server, pages, width, also=contrast if width == 1280 else None)
-        s = summary(out[width])
-        print(f"\n{width} px: {len(pages)} pages in {time.monotonic() - began:.0f} s; {s['boxes']} errors, "
-              f"{s['cut_bottom']} cut at the bottom, {s['cut_right']} cut at the right, "
+        out[width] = measure(browser, server, pages, width)
+        print(f"\n{width} px: {len(pages)} pages in {time.monotonic() - began:.0f} s")
+    for width, found in out.items():
+        s = summary(found)
+        print(f"\n{width} px: {s['boxes']} errors, {s['cut_bottom']} cut at the bottom, {s['cut_right']} cut at the right, "
               f"{s['boxes_scrolling_sideways']} boxes scroll sideways")
     return out
 

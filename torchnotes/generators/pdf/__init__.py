@@ -104,7 +104,10 @@ def build(config_file: Path, site: Path, out: Path, langs: list[str] | None = No
     env = probe(settings.root / settings.requirements)
     out.mkdir(parents=True, exist_ok=True)
     store = keep.folder(settings.path("cache_dir"))
-    keys = {lang: keep.book_key(site, out, config_file, lang, env.key()) for lang in targets}
+    default = languages(config).default
+    keys = {lang: keep.book_key(site, out, config_file, lang, env.key(),
+                                tuple(other for other in settings.languages if other != default) if lang == default else ())
+            for lang in targets}
     # A book printed before from the same files is a copy (checked again under its lock before printing).
     to_print = [lang for lang, target in targets.items() if not keep.copy(store, keys[lang], target)]
     jobs = [(config_file, site, lang, targets[lang], env, store, keys[lang]) for lang in to_print]

@@ -1,0 +1,155 @@
+"""One visit of every page of the built site at a laptop's width, shared by the modules that inspect each page.
+
+test_browser (the page loads cleanly, its Colab link, <html lang>, axe on a few pages, screenshots) and
+test_reader_pages (where each error message lands, colour contrast) once walked the whole site at 1280 px each:
+80 page loads of about 1.5 core-seconds apiece, half of it Material's bundle, done twice. Now the first module that
+asks walks the site once and records all of it; the other reads the record. Under pytest-xdist the record lies in
+the run's shared temporary folder, behind a file lock: a second worker waits for the first's walk, then reads it.
+
+Each page is followed until it has loaded, stopped fetching and its search is ready (its worker has built the
+index), then inspected: its title and heading, its Colab links, where its error messages land (error_boxes.py),
+axe-core's colour-contrast rule outside Pygments' code blocks, and on AXE_PAGES every axe rule; SHOTS are
+screenshot.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from pathlib import Path
+
+from browser_support import Recorder, page_lang, site_pages, strip_lang, visit_all
+from error_boxes import MEASURE_JS
+from helpers import ROOT
+
+AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
+VIEWPORT = {"width": 1280, "height": 900}
+SHOTS = ["", "tensors/gather-scatter/", "losses/cross-entropy/", "autograd/graph/"]
+AXE_PAGES = ["", "tensors/gather-scatter/", "losses/cross-entropy/", "report/"]
+
+# Material's search box says "Initializing search" until its worker has built the index (after fetching the
+# index and the lunr language scripts), then its placeholder.
+SEARCH_READY = """() => {
+  const meta = document.querySelector(".md-search-result__meta")
+  const words = JSON.parse(document.getElementById("__config").textContent).translations
+  return !meta || meta.textContent.trim() === words["search.result.placeholder"]
+}"""
+
+# The heading's text without its permalink anchor.
+H1_TEXT_JS = "h => [...h.childNodes].filter(n => !(n.classList && n.classList.contains('headerlink'))).map(n => n.textContent).join('')"
+
+
+def slug(rel: str) -> str:
+    return rel.strip("/").replace("/", "-") or "home"
+
+
+def screenshot(page, path: Path) -> tuple[Path, str]:
+    """The page as a reader sees it once its fonts have loaded and Material has faded its palette in."""
+    page.evaluate("() => document.fonts.ready")
+    page.wait_for_timeout(300)
+    page.screenshot(path=str(path))
+    return path, page.locator("body").get_attribute("data-md-color-scheme")
+
+
+def rendered(page) -> list[str]:
+    """A page that answers 200 but is empty or broken has no title or no <h1>."""
+    if not page.title() or page.locator("h1").count() == 0:
+        return ["no <title> or no <h1>"]
+    return []
+
+
+def axe_violations(page) -> list[str]:
+    """Every axe rule on the whole page, its serious and critical violations."""
+    violations = page.evaluate("async () => (await axe.run(document, {resultTypes: ['violations']})).violations")
+    found = []
+    for v in violations:
+        if v["impact"] in ("serious", "critical"):
+            targets = [_axe_node(node) for node in v["nodes"][:4]]
+            more = f" (+{len(v['nodes']) - 4} more)" if len(v["nodes"]) > 4 else ""
+            found.append(f"{v['id']} [{v['impact']}] {v['help']}; {len(v['nodes'])} nodes: " + " | ".join(targets) + more)
+    return found
+
+
+def _axe_node(node: dict) -> str:
+    target = " ".join(map(str, node["target"]))
+    for check in node.get("any", []):
+        data = check.get("data")
+        if isinstance(data, dict) and "contrastRatio" in data:
+            return f"{target} ({data.get('fgColor')} on {data.get('bgColor')}: {data['contrastRatio']})"
+    return target
+
+
+def contrast(page) -> list[str]:
+    """axe's colour-contrast rule outside Pygments' code blocks: their colours are the theme's, the same on every
+    page, and test_browser's test_accessibility checks them whole; with them axe took three times as long."""
+    found = page.evaluate("""async () => (await axe.run({exclude: [['.highlight']]}, {runOnly: ['color-contrast'],
+                                           resultTypes: ['violations']})).violations""")
+    return [f"{node['target']}: {node.get('failureSummary', '').splitlines()[-1].strip()}"
+            for v in found for node in v["nodes"]]
+
+
+def walk(browser, server, site: Path, shots: Path) -> dict[str, dict]:
+    """{rel: {"problems", "colab", "h1", "lang", "errors" (MEASURE_JS's figures), "contrast", "axe" (AXE_PAGES only,
+    else None), "shot" ([path, colour scheme] for SHOTS only, else None)}} for every page of the site; "contrast"
+    and "axe" are None without axe-core installed."""
+    pages = site_pages(site)
+    axe = AXE.read_text(encoding="utf-8") if AXE.exists() else None
+    seen: dict[str, dict] = {}
+
+    def inspect(page) -> list[str]:
+        rel = page.url[len(server.base):].split("#")[0].split("?")[0]
+        links = page.locator(".nb-provenance a[href*='colab.research.google.com']")
+        h1 = page.locator("h1")
+        record = {"colab": [a.get_attribute("href") for a in links.all()],
+                  "h1": h1.first.evaluate(H1_TEXT_JS).strip() if h1.count() else "",
+                  "lang": page.locator("html").get_attribute("lang"), "axe": None, "contrast": None, "shot": None}
+        page.evaluate("() => document.fonts.ready")
+        record["errors"] = page.evaluate(MEASURE_JS)
+        if axe is not None:
+            page.add_script_tag(content=axe)
+            record["contrast"] = contrast(page)
+            if strip_lang(rel) in AXE_PAGES:
+                record["axe"] = axe_violations(page)
+        if strip_lang(rel) in SHOTS:
+            path, scheme = screenshot(page, shots / f"{page_lang(rel)}-{slug(strip_lang(rel))}-light.png")
+            record["shot"] = [str(path), scheme]
+        seen[rel] = record
+        return rendered(page)
+
+    # A few pages at once, each followed until it has loaded and stopped fetching: Material and the search
+    # worker fetch after `load`. Every page keeps its own recorder, so a problem is reported against its page.
+    context = browser.new_context(viewport=VIEWPORT, color_scheme="light")
+    context.set_default_timeout(20_000)
+    try:
+        pool = []
+        for _ in range(4):
+            page = context.new_page()
+            pool.append((page, Recorder().attach(page)))
+        # Up to 90 s for a page's search to get ready: what is checked is that it does, and on CI's two cores, beside
+        # the documented commands printing both books, one page's worker once took more than 30 s to build its index.
+        results = visit_all(pool, [server.url(rel) for rel in pages], check=inspect, ready=SEARCH_READY, timeout=90.0)
+    finally:
+        context.close()
+    unseen = {"colab": [], "h1": "", "lang": None, "axe": None, "contrast": None, "shot": None,
+              "errors": {"errors": [], "pageScrollsSideways": False, "hiddenWithoutCue": []}}
+    return {rel: {"problems": results[server.url(rel)], **seen.get(rel, unseen)} for rel in pages}
+
+
+def shared_walk(browser, server, site: Path, shared: Path) -> dict[str, dict]:
+    """walk()'s record of this site, made once per test run: the first caller walks, under a file lock in
+    `shared` (the run's temporary folder, common to its workers), and the others read what it wrote."""
+    from filelock import FileLock
+
+    name = "laptop-walk-" + hashlib.sha256(str(Path(site).resolve()).encode()).hexdigest()[:12]
+    record = shared / f"{name}.json"
+    with FileLock(str(shared / f"{name}.lock")):
+        if record.is_file():
+            return json.loads(record.read_text(encoding="utf-8"))
+        shots = shared / f"{name}-screenshots"
+        shots.mkdir(exist_ok=True)
+        found = walk(browser, server, Path(site), shots)
+        partial = record.with_name(record.name + ".partial")
+        partial.write_text(json.dumps(found, ensure_ascii=False), encoding="utf-8")
+        os.replace(partial, record)
+        return found
