@@ -52,7 +52,13 @@ def pytest_runtest_makereport(item, call):
 
 
 @pytest.fixture(scope="session")
-def built_site(tmp_path_factory, worker_id) -> Path:
+def shared_tmp(tmp_path_factory, worker_id) -> Path:
+    """The run's temporary folder that every pytest-xdist worker sees (each worker's own lies under it)."""
+    return tmp_path_factory.getbasetemp() if worker_id == "master" else tmp_path_factory.getbasetemp().parent
+
+
+@pytest.fixture(scope="session")
+def built_site(shared_tmp) -> Path:
     """The whole site built with mkdocs --strict: TORCHNOTES_SITE (scripts/test.sh builds it before the suite), or
     built here once per run, shared by every pytest-xdist worker (the first builds, the others wait for it)."""
     from filelock import FileLock
@@ -62,9 +68,8 @@ def built_site(tmp_path_factory, worker_id) -> Path:
         site = Path(given) if Path(given).is_absolute() else ROOT / given
         assert (site / "index.html").exists() and (site / "zh" / "index.html").exists(), f"TORCHNOTES_SITE={given}: no built site"
         return site
-    shared = tmp_path_factory.getbasetemp() if worker_id == "master" else tmp_path_factory.getbasetemp().parent
-    site = shared / "built-site"
-    with FileLock(str(shared / "built-site.lock")):
+    site = shared_tmp / "built-site"
+    with FileLock(str(shared_tmp / "built-site.lock")):
         if not (site / "index.html").exists():
             done = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "-d", str(site)], cwd=ROOT,
                                   env=dict(os.environ, NO_MKDOCS_2_WARNING="1"), capture_output=True, text=True)
@@ -74,15 +79,14 @@ def built_site(tmp_path_factory, worker_id) -> Path:
 
 
 @pytest.fixture(scope="session")
-def laptop_walk(browser, built_site, tmp_path_factory, worker_id) -> dict[str, dict]:
+def laptop_walk(browser, built_site, shared_tmp) -> dict[str, dict]:
     """Every page of the built site visited once at 1280 px and inspected (tests/walk.py), for every module
     that checks something on each page; one walk per run, shared by the pytest-xdist workers."""
     from browser_support import SiteServer
     from walk import shared_walk
 
-    shared = tmp_path_factory.getbasetemp() if worker_id == "master" else tmp_path_factory.getbasetemp().parent
     with SiteServer(built_site) as server:
-        return shared_walk(browser, server, built_site, shared)
+        return shared_walk(browser, server, built_site, shared_tmp)
 
 
 @pytest.fixture(scope="session")

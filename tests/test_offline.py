@@ -40,12 +40,11 @@ def run_offline(*args: str) -> subprocess.CompletedProcess:
 
 
 @pytest.fixture(scope="module")
-def offline(tmp_path_factory, worker_id) -> SimpleNamespace:
+def offline(tmp_path_factory, shared_tmp) -> SimpleNamespace:
     base = tmp_path_factory.mktemp("offline")
     # The lock conftest's built_site holds while it builds: both builds publish into build/publish/ and keep their
     # page conversions in .cache/torchnotes/generators/mkdocs/, so they take turns.
-    shared = tmp_path_factory.getbasetemp() if worker_id == "master" else tmp_path_factory.getbasetemp().parent
-    with FileLock(str(shared / "built-site.lock")):
+    with FileLock(str(shared_tmp / "built-site.lock")):
         done = run_offline("--site", str(base / "site"), "--out", str(base / "zips"))
     assert done.returncode == 0, f"offline build failed:\n{done.stdout}\n{done.stderr[-4000:]}"
     return SimpleNamespace(site=base / "site", zips={lang: base / "zips" / f"pytorch-notes-{lang}.zip" for lang in LANGS})

@@ -54,9 +54,8 @@ def chromium_path(playwright_default: str | None) -> str:
     raise PdfBrowserMissing(CHROMIUM, "no Chromium to print the book with (neither Debian's nor Playwright's)")
 
 
-def print_book(book: Path, front_book: Path, raw: Path, title: str) -> dict[str, int]:
-    """Print book (an HTML file) to raw; returns the 1-based page of every destination (id) the PDF holds.
-    front_book: the book's title and contents pages alone, printed again once the contents know their numbers."""
+def print_book(book: Path, front_book: Path, raw: Path, title: str) -> None:
+    """Print book (an HTML file) to raw. front_book: the book's title and contents pages alone, printed again once the contents know their numbers."""
     from playwright.sync_api import Error as PlaywrightError
     from playwright.sync_api import sync_playwright
 
@@ -71,7 +70,8 @@ def print_book(book: Path, front_book: Path, raw: Path, title: str) -> dict[str,
             try:
                 page = _opened(browser, book)
                 page.pdf(path=str(raw), **options)
-                numbers, total = destinations(raw), page_count(raw)
+                with pikepdf.open(raw) as printed:
+                    numbers, total = _destinations(printed), len(printed.pages)
                 page.close()
                 # Printing the whole book again for its first pages took a third of a print: the front pages
                 # alone, their footers counting the book's pages.
@@ -88,7 +88,6 @@ def print_book(book: Path, front_book: Path, raw: Path, title: str) -> dict[str,
         put_front(raw, front, pages)
     finally:
         front.unlink(missing_ok=True)
-    return destinations(raw)
 
 
 # Page numbers in the contents take no more room than the empty slots: the layout stays.
@@ -106,11 +105,6 @@ def _opened(browser, document: Path):
     page.wait_for_function("document.body.dataset.bookReady === '1'")
     page.evaluate("document.fonts.ready.then(() => true)")
     return page
-
-
-def page_count(pdf: Path) -> int:
-    with pikepdf.open(pdf) as document:
-        return len(document.pages)
 
 
 def front_pages(numbers: dict[str, int], linked: list[str], raw: Path) -> int:
@@ -151,14 +145,18 @@ def _local(document: pikepdf.Pdf, value):
 def destinations(pdf: Path) -> dict[str, int]:
     """Every named destination and its 1-based page (Chromium writes them in the catalogue's /Dests)."""
     with pikepdf.open(pdf) as document:
-        pages = {page.obj.objgen: number for number, page in enumerate(document.pages, 1)}
-        dests = document.Root.get("/Dests")
-        found = {}
-        for name in (dests.keys() if dests is not None else ()):
-            target = dests[name]
-            target = target if isinstance(target, pikepdf.Array) else target.get("/D")
-            found[str(name)[1:]] = pages[target[0].objgen]
-        return found
+        return _destinations(document)
+
+
+def _destinations(document: pikepdf.Pdf) -> dict[str, int]:
+    pages = {page.obj.objgen: number for number, page in enumerate(document.pages, 1)}
+    dests = document.Root.get("/Dests")
+    found = {}
+    for name in (dests.keys() if dests is not None else ()):
+        target = dests[name]
+        target = target if isinstance(target, pikepdf.Array) else target.get("/D")
+        found[str(name)[1:]] = pages[target[0].objgen]
+    return found
 
 
 def finish(raw: Path, out: Path, outline: list[tuple[int, str, str]], meta: dict[str, str]) -> None:
