@@ -37,6 +37,10 @@ def layer(shared: Path, target: Path) -> Path:
     if below.exists():
         seen += [Path(line) for line in below.read_text(encoding="utf-8").split()]
     (site_packages(target) / "_shared_venv.pth").write_text("".join(f"{path}\n" for path in seen), encoding="utf-8")
+    # The pins scripts/setup.sh installed there are the ones seen here: its stamp says so for this one too.
+    stamp = shared / ".torchnotes-setup"
+    if stamp.exists():
+        (target / ".torchnotes-setup").write_bytes(stamp.read_bytes())
     python = target / "bin" / "python"
     for script in sorted((shared / "bin").iterdir()):
         mine = target / "bin" / script.name
