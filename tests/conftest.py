@@ -58,6 +58,14 @@ def shared_tmp(tmp_path_factory, worker_id) -> Path:
 
 
 @pytest.fixture(scope="session")
+def documented_builds(shared_tmp):
+    """The builds the documented commands make, for the modules that check the same builds (documented_builds.py)."""
+    from documented_builds import DocumentedBuilds
+
+    return DocumentedBuilds(shared_tmp)
+
+
+@pytest.fixture(scope="session")
 def built_site(shared_tmp) -> Path:
     """The whole site built with mkdocs --strict: TORCHNOTES_SITE (scripts/test.sh builds it before the suite), or
     built here once per run, shared by every pytest-xdist worker (the first builds, the others wait for it)."""

@@ -248,9 +248,18 @@ def _start(text: str, clone: Path, env: dict, limit: float = 300) -> dict:
 
 
 @pytest.fixture(scope="module")
-def ran(tmp_path_factory, built_site, version_envs, kept_books, request) -> dict[str, Command]:
+def ran(tmp_path_factory, built_site, version_envs, kept_books, documented_builds, request) -> dict[str, Command]:
     """Every command, in document order, in one clone (each sees what the ones before it made, as a reader's
-    checkout would). built_site: this checkout's execution cache is full before the clone takes a copy."""
+    checkout would). built_site: this checkout's execution cache is full before the clone takes a copy.
+    documented_builds: the Zensical site and the offline copy it builds are read by test_generators and test_offline."""
+    documented_builds.start()
+    try:
+        return _ran_in_a_clone(tmp_path_factory, version_envs, kept_books, documented_builds, request)
+    finally:
+        documented_builds.finish()
+
+
+def _ran_in_a_clone(tmp_path_factory, version_envs, kept_books, documented_builds, request) -> dict[str, Command]:
     clone = clone_worktree(tmp_path_factory.mktemp("documented") / "repo")
     shutil.copytree(ROOT / ".cache" / "torchnotes", clone / ".cache" / "torchnotes")
     # The older releases' environments and the printed books, shared with the other clones of the run (the deploy
@@ -262,6 +271,7 @@ def ran(tmp_path_factory, built_site, version_envs, kept_books, request) -> dict
     for command in COMMANDS:
         if command.kind != "unfilled" and command.text in selected:
             _run(command, clone, env)
+            documented_builds.ran(command.text, clone, command.result)
     # What each command took, for whoever keeps CI's time in check (pytest's cache folder).
     request.config.cache.set("documented-commands/seconds", {c.where + " " + c.text: round(c.result["seconds"], 1)
                                                              for c in COMMANDS if "seconds" in c.result})

@@ -1,8 +1,10 @@
 """Both generators build the same published tree: the same outputs on every page, no broken link or anchor,
 and a language menu that keeps the page.
 
-The MkDocs site comes from TORCHNOTES_SITE (scripts/test.sh builds it); the Zensical site is built here from
-the same cache (python -m torchnotes zensical), so the outputs cannot have been executed twice.
+The MkDocs site comes from TORCHNOTES_SITE (scripts/test.sh builds it); the Zensical site from the same cache, so
+the outputs cannot have been executed twice: the one the documented `bash scripts/build_zensical.sh` builds in its
+clone of this checkout when that command runs in this session (documented_builds.py), else built here
+(python -m torchnotes zensical).
 """
 
 from __future__ import annotations
@@ -77,7 +79,12 @@ def mkdocs_site(built_site) -> Path:
 
 
 @pytest.fixture(scope="module")
-def zensical_site(mkdocs_site) -> Path:
+def zensical_site(mkdocs_site, documented_builds, request) -> Path:
+    # The documented `bash scripts/build_zensical.sh` builds the same site from a clone of this checkout with its cache.
+    documented = documented_builds.wait("bash scripts/build_zensical.sh", request.session)
+    if documented is not None:
+        assert "0 kernels" in documented["stdout"], f"the Zensical build executed pages:\n{documented['stdout'][-1500:]}"
+        return Path(documented["clone"]) / "site-zensical"
     # Zensical refuses a site_dir outside the project: build/ is the repository's own git-ignored build folder.
     target = ROOT / "build" / "test-zensical"
     # After the MkDocs build the cache holds every page: this publishes without running a kernel.

@@ -1,7 +1,9 @@
 """The offline copy (python -m torchnotes offline): each zip, unpacked, works from file:// in Chromium, and a tree that
 would not work from disk stops the build with the page named.
 
-The zips are built once per run from the real site (mkdocs.offline.yml, the execution cache as it is).
+The zips are built once per run from the real site (mkdocs.offline.yml, the execution cache as it is): by the
+documented `bash scripts/build_offline.sh` in its clone of this checkout when that command runs in this session
+(documented_builds.py), else here.
 """
 
 from __future__ import annotations
@@ -40,7 +42,13 @@ def run_offline(*args: str) -> subprocess.CompletedProcess:
 
 
 @pytest.fixture(scope="module")
-def offline(tmp_path_factory, shared_tmp) -> SimpleNamespace:
+def offline(tmp_path_factory, shared_tmp, documented_builds, request) -> SimpleNamespace:
+    # The documented `bash scripts/build_offline.sh` builds the same copy from a clone of this checkout.
+    documented = documented_builds.wait("bash scripts/build_offline.sh", request.session)
+    if documented is not None:
+        clone = Path(documented["clone"])
+        return SimpleNamespace(site=clone / "build" / "offline-site",
+                               zips={lang: clone / "site" / "offline" / f"pytorch-notes-{lang}.zip" for lang in LANGS})
     base = tmp_path_factory.mktemp("offline")
     # The lock conftest's built_site holds while it builds: both builds publish into build/publish/ and keep their
     # page conversions in .cache/torchnotes/generators/mkdocs/, so they take turns.
