@@ -27,9 +27,9 @@ else
   # another's, layered): point it here, without resolving the pins again (3 s, not 13). setuptools builds it
   # in place where the environment has it (Python 3.12's venvs have none: pip's isolated build then).
   where="$(.venv/bin/python -c 'import importlib.util as u, pathlib as p, sys
-sys.path.remove("")  # where `mkdocs` would look: not in the current folder first, as `python -c` does
+sys.path = [f for f in sys.path if f]  # where `mkdocs` would look: not in the current folder first, as `python -c` does
 s = u.find_spec("torchnotes")
-print("here" if s and p.Path(s.origin).resolve() == p.Path("torchnotes/__init__.py").resolve() else "elsewhere",
+print("here" if s and s.origin and p.Path(s.origin).resolve() == p.Path("torchnotes/__init__.py").resolve() else "elsewhere",
       "--no-build-isolation" if u.find_spec("setuptools") else "")')"
   if [ "${where%% *}" != "here" ]; then
     # shellcheck disable=SC2086  # the option, or nothing
