@@ -48,7 +48,7 @@ class DocumentedBuilds:
     def wait(self, text: str, session: pytest.Session) -> dict | None:
         """What the documented run of `text` left ({"clone", "returncode", "stdout"}), once it has run; None when
         the reader is to build for itself."""
-        if not (_selected(text, session) and (self.folder / "started").exists()):
+        if not (text in selected_commands(session) and (self.folder / "started").exists()):
             return None
         done, deadline = self.folder / f"{SHARED[text]}.json", time.monotonic() + WAIT
         while not done.exists():
@@ -61,10 +61,9 @@ class DocumentedBuilds:
         return body if body["returncode"] == 0 else None
 
 
-def _selected(text: str, session: pytest.Session) -> bool:
-    """Whether the documented commands run `text` in this session (every xdist worker collects every test)."""
-    for item in session.items:
-        command = getattr(getattr(item, "callspec", None), "params", {}).get("command")
-        if item.path.name == "test_documented_commands.py" and getattr(command, "text", None) == text:
-            return True
-    return False
+def selected_commands(session: pytest.Session) -> set[str]:
+    """The documented commands this session runs (`-k build_pdf` runs that one; every xdist worker collects every
+    test)."""
+    return {item.callspec.params["command"].text for item in session.items
+            if item.path.name == "test_documented_commands.py" and getattr(item, "callspec", None)
+            and "command" in item.callspec.params}

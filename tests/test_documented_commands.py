@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
+from documented_builds import selected_commands
 from helpers import COMMAND_STARTS as STARTS
 from helpers import ROOT, clone_worktree, release_builds
 
@@ -266,8 +267,7 @@ def _ran_in_a_clone(tmp_path_factory, version_envs, kept_books, documented_build
     # workflow's) and kept between runs: a reader's ~/.cache/torchnotes/envs, a reader's build cache.
     env = _environment(version_envs, kept_books)
     # Only the commands of the selected tests (`-k build_pdf` runs that one), still in document order.
-    selected = {item.callspec.params["command"].text for item in request.session.items
-                if getattr(item, "callspec", None) and "command" in item.callspec.params}
+    selected = selected_commands(request.session)
     for command in COMMANDS:
         if command.kind != "unfilled" and command.text in selected:
             _run(command, clone, env)
