@@ -126,7 +126,12 @@ def whole(write: bool) -> int:
 
 
 def _size(folder: Path) -> int:
-    return sum(p.lstat().st_size for p in folder.rglob("*") if p.is_file() and not p.is_symlink()) if folder.exists() else 0
+    """The bytes folder's files took on the disk: a file hard-linked from elsewhere (uv links the .venv's packages
+    from its cache, scripts/install.sh) took none, and the peak never counted it."""
+    if not folder.exists():
+        return 0
+    return sum(st.st_size for p in folder.rglob("*") if p.is_file() and not p.is_symlink()
+               for st in [p.lstat()] if st.st_nlink == 1)
 
 
 if __name__ == "__main__":

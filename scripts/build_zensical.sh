@@ -5,5 +5,5 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
-.venv/bin/python -m pip install --quiet --disable-pip-version-check -r requirements-zensical.txt
+bash scripts/install.sh -r requirements-zensical.txt
 .venv/bin/python -m torchnotes zensical "$@"

@@ -4,7 +4,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
-.venv/bin/python -m pip install --quiet --disable-pip-version-check "jupyterlab==4.6.6"
+bash scripts/install.sh "jupyterlab==4.6.6"
 # Jupyter refuses to start as root unless told; containers and CI machines run as root.
 root=()
 if [ "$(id -u)" -eq 0 ]; then root=(--allow-root); fi

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Create .venv and install the pinned requirements (idempotent; fast when nothing changed: delete
-# .venv/.torchnotes-setup to make pip check the environment again).
+# Create .venv and install the pinned requirements with scripts/install.sh (uv; idempotent; fast when nothing changed:
+# delete .venv/.torchnotes-setup to install again).
 # Installs Debian's CJK fonts when missing (the zh figures need them). With --browser, also what the browser
 # tests need: Chromium (Debian's, or Playwright's on Ubuntu) and axe-core from npm. With --pdf, only Chromium
 # (what scripts/build_pdf.sh prints the books with).
@@ -12,7 +12,7 @@ has_cjk_font() { fc-list : family 2>/dev/null | grep -i "Noto Sans CJK" >/dev/nu
 if [ ! -x .venv/bin/python ]; then
   python3 -m venv .venv
 fi
-# pip checks ~30 pins and rebuilds the editable install of torchnotes (~13 s) on every call: done again only when
+# Checking ~30 pins and rebuilding the editable install of torchnotes costs seconds on every call: done again only when
 # the pins or pyproject.toml changed since it last succeeded in this environment. An environment layered over
 # another (scripts/layered_venv.py: the tests' clones, the workflow jobs run locally) carries that one's stamp.
 stamp=".venv/.torchnotes-setup"
@@ -20,7 +20,7 @@ stamp=".venv/.torchnotes-setup"
 # import command works as written after the README's set-up (issue 45).
 want="$(cat requirements.txt requirements-import.txt pyproject.toml | sha256sum | cut -d' ' -f1)"
 if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
-  .venv/bin/python -m pip install --quiet --disable-pip-version-check -r requirements.txt -r requirements-import.txt
+  bash scripts/install.sh -r requirements.txt -r requirements-import.txt
   echo "$want" > "$stamp"
 else
   # The same pins, but the editable install may name another checkout (this one moved, or the environment is

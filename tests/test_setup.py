@@ -3,6 +3,8 @@ suite and every workflow job run locally starts with."""
 
 from __future__ import annotations
 
+import re
+import shutil
 import subprocess
 import sys
 
@@ -36,3 +38,49 @@ def test_setup_in_a_layered_clone_points_torchnotes_at_the_clone(tmp_path):
     assert imported_from(clone / ".venv", clone) == str(clone / "torchnotes" / "__init__.py")
     # This checkout's environment still imports this checkout's torchnotes.
     assert imported_from(ROOT / ".venv", ROOT) == str(ROOT / "torchnotes" / "__init__.py")
+
+
+def tiny_wheel(folder, name: str) -> str:
+    """A wheel of one empty module, made here: what is installed is this file, from no index."""
+    import zipfile
+
+    dist = f"{name}-1.0.dist-info"
+    files = {f"{name}.py": "", f"{dist}/METADATA": f"Metadata-Version: 2.1\nName: {name}\nVersion: 1.0\n",
+             f"{dist}/WHEEL": "Wheel-Version: 1.0\nGenerator: test\nRoot-Is-Purelib: true\nTag: py3-none-any\n"}
+    files[f"{dist}/RECORD"] = "".join(f"{path},,\n" for path in files) + f"{dist}/RECORD,,\n"
+    wheel = folder / f"{name}-1.0-py3-none-any.whl"
+    with zipfile.ZipFile(wheel, "w") as archive:
+        for path, text in files.items():
+            archive.writestr(path, text)
+    return str(wheel)
+
+
+def installer(venv, name: str) -> str:
+    """Who installed a distribution into venv's own site-packages: dist-info's INSTALLER ("uv" or "pip")."""
+    return next(venv.glob(f"lib/python*/site-packages/{name}-1.0.dist-info/INSTALLER")).read_text().strip()
+
+
+def test_install_uses_uv_in_an_environment_of_its_own_and_pip_in_a_layered_one(tmp_path):
+    """scripts/install.sh: uv links from its cache where pip unpacked every wheel again (the fresh clone's set-up);
+    a layered environment keeps pip, which sees what the shared environment lends."""
+    project = tmp_path / "project"
+    (project / "scripts").mkdir(parents=True)
+    shutil.copy(ROOT / "scripts" / "install.sh", project / "scripts")
+    subprocess.run(["python3", "-m", "venv", str(project / ".venv")], check=True)
+    done = subprocess.run(["bash", "scripts/install.sh", tiny_wheel(tmp_path, "own_one")], cwd=project,
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout + done.stderr
+    pin = re.search(r'uv_pin="([^"]+)"', (ROOT / "scripts" / "install.sh").read_text()).group(1)
+    uv = subprocess.run([str(project / ".venv" / "bin" / "uv"), "--version"], capture_output=True, text=True)
+    assert uv.stdout.split()[:2] == ["uv", pin], uv.stdout + uv.stderr
+    assert installer(project / ".venv", "own_one") == "uv"
+    layered = tmp_path / "layered"
+    (layered / "scripts").mkdir(parents=True)
+    shutil.copy(ROOT / "scripts" / "install.sh", layered / "scripts")
+    subprocess.run([sys.executable, str(ROOT / "scripts" / "layered_venv.py"), str(project / ".venv"),
+                    str(layered / ".venv")], check=True, capture_output=True)
+    done = subprocess.run(["bash", "scripts/install.sh", tiny_wheel(tmp_path, "layered_one")], cwd=layered,
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert installer(layered / ".venv", "layered_one") == "pip"
+    assert not list(layered.glob(".venv/lib/python*/site-packages/own_one-1.0.dist-info")), "the shared one's copied"
