@@ -40,11 +40,17 @@ def test_two_executions_of_every_page_agree(tmp_path, env, zygotes):
     # and the torch build): the second execution loads the build's, as the next build would, instead of
     # compiling them again. Every cell still runs.
     (tmp_path / "cache").mkdir()
-    (tmp_path / "cache" / "extensions").symlink_to(built.folder / "extensions", target_is_directory=True)
+    # An absolute link: the build's cache folder is relative to the project (.cache/torchnotes), and a relative
+    # link pointed inside tmp_path, where torch compiled the extension again (36 core-s of every run).
+    shared = (ROOT / built.folder / "extensions").resolve()
+    (tmp_path / "cache" / "extensions").symlink_to(shared, target_is_directory=True)
     # The worker's zygote, kept for the tests after this one as `mkdocs serve` keeps it across rebuilds.
     again = Engine(replace(site, cache_dir=str(tmp_path / "cache")), env, zygotes=zygotes,
                    run=Run(mode="force")).run(pages)
     failures = [e.message for e in build.failures + again.failures]
+    # The build's extensions were loaded, not compiled again into a folder of the second execution's own.
+    assert shared.is_dir() and not (tmp_path / "cache" / ".cache").exists(), "the extensions were compiled again"
+    assert (tmp_path / "cache" / "extensions").resolve() == shared
     assert failures == [], "\n".join(failures)
     # Really executed again: one kernel per distinct code (pages identical up to comments share one), plus one
     # per twin whose outputs quote its source lines (tracebacks, warnings) with comments of its own.
