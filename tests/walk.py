@@ -9,7 +9,8 @@ the run's shared temporary folder, behind a file lock: a second worker waits for
 Each page is followed until it has loaded, stopped fetching and its search is ready (its worker has built the
 index), then inspected: its title and heading, its Colab links, where its error messages land (error_boxes.py),
 axe-core's colour-contrast rule outside Pygments' code blocks, and on AXE_PAGES every axe rule; SHOTS are
-screenshot.
+screenshot. Then it is resized to a phone's width and where its errors land is measured again: test_reader_pages
+walked all 80 pages a second time for that figure, which came out the same on every page.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ import os
 from pathlib import Path
 
 from browser_support import Recorder, page_lang, site_pages, strip_lang, visit_all
-from error_boxes import MEASURE_JS
+from error_boxes import MEASURE_JS, WIDTHS
 from helpers import ROOT
 
 AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
@@ -35,6 +36,9 @@ SEARCH_READY = """() => {
   const words = JSON.parse(document.getElementById("__config").textContent).translations
   return !meta || meta.textContent.trim() === words["search.result.placeholder"]
 }"""
+
+# Two animation frames: the layout and paint after a resize have happened before anything is measured.
+LAID_OUT_JS = "() => new Promise(done => requestAnimationFrame(() => requestAnimationFrame(done)))"
 
 # The heading's text without its permalink anchor.
 H1_TEXT_JS = "h => [...h.childNodes].filter(n => !(n.classList && n.classList.contains('headerlink'))).map(n => n.textContent).join('')"
@@ -89,10 +93,24 @@ def contrast(page) -> list[str]:
             for v in found for node in v["nodes"]]
 
 
+def at_narrow_widths(page) -> dict[str, dict]:
+    """MEASURE_JS's figures at each narrower width of error_boxes.WIDTHS (a phone's), the loaded page resized to it:
+    where an error lands is the layout's, which the browser makes again for the new width (the same figures as a
+    load at that width, every page compared when this replaced a second walk), without loading the page again."""
+    found = {}
+    for width, height in WIDTHS.items():
+        if width < VIEWPORT["width"]:
+            page.set_viewport_size({"width": width, "height": height})
+            page.evaluate(LAID_OUT_JS)
+            found[str(width)] = page.evaluate(MEASURE_JS)
+    page.set_viewport_size(VIEWPORT)
+    return found
+
+
 def walk(browser, server, site: Path, shots: Path) -> dict[str, dict]:
-    """{rel: {"problems", "colab", "h1", "lang", "errors" (MEASURE_JS's figures), "contrast", "axe" (AXE_PAGES only,
-    else None), "shot" ([path, colour scheme] for SHOTS only, else None)}} for every page of the site; "contrast"
-    and "axe" are None without axe-core installed."""
+    """{rel: {"problems", "colab", "h1", "lang", "errors" (MEASURE_JS's figures), "narrow" (the same at each narrower
+    width, by width), "contrast", "axe" (AXE_PAGES only, else None), "shot" ([path, colour scheme] for SHOTS only, else
+    None)}} for every page of the site; "contrast" and "axe" are None without axe-core installed."""
     pages = site_pages(site)
     axe = AXE.read_text(encoding="utf-8") if AXE.exists() else None
     seen: dict[str, dict] = {}
@@ -114,6 +132,7 @@ def walk(browser, server, site: Path, shots: Path) -> dict[str, dict]:
         if strip_lang(rel) in SHOTS:
             path, scheme = screenshot(page, shots / f"{page_lang(rel)}-{slug(strip_lang(rel))}-light.png")
             record["shot"] = [str(path), scheme]
+        record["narrow"] = at_narrow_widths(page)
         seen[rel] = record
         return rendered(page)
 
@@ -131,7 +150,7 @@ def walk(browser, server, site: Path, shots: Path) -> dict[str, dict]:
         results = visit_all(pool, [server.url(rel) for rel in pages], check=inspect, ready=SEARCH_READY, timeout=90.0)
     finally:
         context.close()
-    unseen = {"colab": [], "h1": "", "lang": None, "axe": None, "contrast": None, "shot": None,
+    unseen = {"colab": [], "h1": "", "lang": None, "axe": None, "contrast": None, "shot": None, "narrow": {},
               "errors": {"errors": [], "pageScrollsSideways": False, "hiddenWithoutCue": []}}
     return {rel: {"problems": results[server.url(rel)], **seen.get(rel, unseen)} for rel in pages}
 
