@@ -3,6 +3,7 @@ suite and every workflow job run locally starts with."""
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 import subprocess
@@ -68,12 +69,14 @@ def test_install_uses_uv_in_an_environment_of_its_own_and_pip_in_a_layered_one(t
     shutil.copy(ROOT / "scripts" / "install.sh", project / "scripts")
     subprocess.run(["python3", "-m", "venv", str(project / ".venv")], check=True)
     done = subprocess.run(["bash", "scripts/install.sh", tiny_wheel(tmp_path, "own_one")], cwd=project,
-                          capture_output=True, text=True)
+                          capture_output=True, text=True, env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"})
     assert done.returncode == 0, done.stdout + done.stderr
     pin = re.search(r'uv_pin="([^"]+)"', (ROOT / "scripts" / "install.sh").read_text()).group(1)
     uv = subprocess.run([str(project / ".venv" / "bin" / "uv"), "--version"], capture_output=True, text=True)
     assert uv.stdout.split()[:2] == ["uv", pin], uv.stdout + uv.stderr
     assert installer(project / ".venv", "own_one") == "uv"
+    # Compiled as pip compiles: under PYTHONDONTWRITEBYTECODE (this machine, CI) no import would write it later.
+    assert list(project.glob(".venv/lib/python*/site-packages/__pycache__/own_one.*.pyc")), "installed uncompiled"
     layered = tmp_path / "layered"
     (layered / "scripts").mkdir(parents=True)
     shutil.copy(ROOT / "scripts" / "install.sh", layered / "scripts")
