@@ -4,10 +4,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh --browser
-# tests/test_generators.py builds the site a second time with Zensical, from the same cache.
-bash scripts/install.sh -r requirements-zensical.txt
-# tests/test_workflow_runs.py runs the workflows' steps with act (scripts/run_workflow.py).
-bash scripts/install.sh -r requirements-workflows.txt
+# tests/test_generators.py builds the site a second time with Zensical, from the same cache; tests/test_workflow_runs.py
+# runs the workflows' steps with act (scripts/run_workflow.py). One install, one resolution for both.
+bash scripts/install.sh -r requirements-zensical.txt -r requirements-workflows.txt
 export NO_MKDOCS_2_WARNING=1
 site="${SITE_DIR:-site}"
 .venv/bin/ruff check torchnotes tests scripts
