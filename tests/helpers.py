@@ -47,10 +47,11 @@ def fixture_copy(folder: Path, name: str = "site-src", *, synced: bool = True) -
     return src
 
 
-def build(src: Path, site: Path, *extra: str) -> subprocess.CompletedProcess:
-    """mkdocs build --strict of the site at src into site."""
+def build(src: Path, site: Path, *extra: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
+    """mkdocs build --strict of the site at src into site; env: variables set for it."""
     return subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "-f", str(src / "mkdocs.yml"),
-                           "-d", str(site), *extra], capture_output=True, text=True, cwd=src, timeout=600)
+                           "-d", str(site), *extra], capture_output=True, text=True, cwd=src, timeout=600,
+                          env=dict(os.environ, **(env or {})))
 
 
 def site_search_options(lang: str) -> dict:

@@ -65,6 +65,44 @@ def test_no_change_reuses_every_page_and_builds_the_same_site(src, tmp_path):
     assert files(tmp_path / "again") == files(tmp_path / "scratch")
 
 
+def kept_files(src: Path) -> dict[str, bytes]:
+    return {f"{folder}/{p.name}": p.read_bytes() for folder in KEPT[:2]
+            for p in sorted((src / ".cache" / "torchnotes" / folder).rglob("*.json"))}
+
+
+def made_ahead(log: str) -> tuple[int, int]:
+    """(conversions, search entries) the build's fork made (torchnotes/generators/mkdocs/ahead.py)."""
+    found = [re.search(rf"reused \d+ of \d+ {what}(?:; (\d+) made ahead by the build's fork)?", log)
+             for what in ("page conversions", "pages' search entries")]
+    assert all(found), log
+    return tuple(int(m.group(1) or 0) for m in found)
+
+
+def test_a_build_from_scratch_shares_its_pages_with_a_fork_and_makes_the_same_site(src, tmp_path):
+    """Kept nothing, `mkdocs build` forks in each language: the fork converts and indexes pages from the last one
+    back while the build goes forwards. The site, and what is kept of it, are those of a build without the fork."""
+    for folder in KEPT:
+        shutil.rmtree(src / ".cache" / "torchnotes" / folder)
+    forked = build(src, tmp_path / "forked")
+    assert forked.returncode == 0, forked.stderr
+    conversions, entries = made_ahead(forked.stderr)
+    # Each language's fork begins at its last page at once; this process has two to convert before it gets there.
+    assert conversions >= 1 and entries >= 1, forked.stderr[-3000:]
+    assert reused(forked.stderr) == (0, PAGES, 0, PAGES)
+    assert "made ahead stopped" not in forked.stderr
+    with_fork = kept_files(src)
+    for folder in KEPT:
+        shutil.rmtree(src / ".cache" / "torchnotes" / folder)
+    alone = build(src, tmp_path / "alone", env={"TORCHNOTES_AHEAD": "0"})
+    assert alone.returncode == 0, alone.stderr
+    assert made_ahead(alone.stderr) == (0, 0)
+    assert files(tmp_path / "forked") == files(tmp_path / "alone")
+    assert with_fork == kept_files(src)
+    # A build keeping its pages forks nothing: every page is reused as before.
+    again = build(src, tmp_path / "again")
+    assert made_ahead(again.stderr) == (0, 0) and reused(again.stderr) == (PAGES, PAGES, PAGES, PAGES)
+
+
 def test_prose_edit_converts_and_indexes_that_page_only(src, tmp_path):
     page = src / "docs" / "en" / "demo.md"
     page.write_text(page.read_text(encoding="utf-8").replace("Some prose about gradients.",

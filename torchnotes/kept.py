@@ -20,6 +20,14 @@ def store(file: Path, body: dict) -> None:
     write_checked(file, body)
 
 
+def made_since(file: Path, moment: float) -> bool:
+    """Whether file was written at or after moment (time.time()): during this build, not kept from an earlier one."""
+    try:
+        return file.stat().st_mtime >= moment
+    except FileNotFoundError:  # pruned since it was read, by a build beside this one: it was kept from before
+        return False
+
+
 def prune(folder: Path, used: set[str], before: float | None = None) -> list[Path]:
     """Remove the kept files whose key is not in used; with before, only those last written before it (a
     build running beside this one may have just written the others)."""

@@ -57,7 +57,7 @@ class KeptHtml(Extension):
         self.partial = partial
         self.started = time.time()
         self.used: set[str] = set()
-        self.hits = self.misses = 0
+        self.hits = self.misses = self.ahead = 0  # ahead: made during this build by its fork (ahead.py)
 
     def start_build(self, config, files) -> None:
         """Key the conversions of one build (one language): call from on_files."""
@@ -79,11 +79,18 @@ class KeptHtml(Extension):
         md.treeprocessors.register(_TreeDone(conversion), "torchnotes_kept_html_tree_done", -1000)
         md.postprocessors.register(_Keep(conversion), "torchnotes_keep_html", -100)
 
+    def kept_count(self) -> int:
+        """How many conversions were kept before this build began (of any page and language)."""
+        if not self.folder.is_dir():
+            return 0
+        return sum(1 for f in self.folder.glob("*.json") if f.stat().st_mtime < self.started)
+
     def finish(self) -> str:
         """Remove what this build did not use (after the last language), and say what was reused."""
         if not self.partial:  # a dirty build used only the conversions of the pages it rebuilt
             kept.prune(self.folder, self.used, before=self.started)
-        return f"reused {self.hits} of {self.hits + self.misses} page conversions"
+        ahead = f"; {self.ahead} made ahead by the build's fork" if self.ahead else ""
+        return f"reused {self.hits} of {self.hits + self.misses + self.ahead} page conversions{ahead}"
 
 
 class _Conversion:
@@ -108,11 +115,15 @@ class _Serve(Preprocessor):
             return lines  # a conversion that is not a page's (the plugin did not announce one)
         self.c.key = _digest(ext.build_key, ext.page, lines)
         ext.used.add(self.c.key)
-        self.c.kept = kept.load(ext.folder / f"{self.c.key}.json")
+        file = ext.folder / f"{self.c.key}.json"
+        self.c.kept = kept.load(file)
         if self.c.kept is None:
             self.c.warnings.listen()
             return lines
-        ext.hits += 1
+        if kept.made_since(file, ext.started):
+            ext.ahead += 1
+        else:
+            ext.hits += 1
         # Only the anchors, for MkDocs' preprocessor that reads them from raw HTML: parsing the whole page
         # again would cost what the cache saves.
         return ["".join(f'<a id="{anchor}"></a>' for anchor in self.c.kept["anchors"])]

@@ -59,7 +59,7 @@ class KeptSearch:
         self.started = time.time()
         self.used: set[str] = set()
         self.order: list[tuple[str, str, list | None]] = []  # (page URL, key, entries; None: Material makes them)
-        self.hits = 0
+        self.hits = self.ahead = 0  # ahead: made during this build by its fork (ahead.py)
 
     def warm(self) -> None:
         """Load jieba's dictionary on a thread of its own (mkdocs serve, once it serves): the preview's first rebuild
@@ -78,9 +78,12 @@ class KeptSearch:
             # A page its front matter excludes (the report, the benchmarks) is not indexed: nothing for jieba to cut.
             self.order.append((page.url, key, []))
             return
-        body = kept.load(self.folder / f"{key}.json")
+        file = self.folder / f"{key}.json"
+        body = kept.load(file)
         entries = None if body is None else body["entries"]
-        if entries is not None:
+        if entries is not None and kept.made_since(file, self.started):
+            self.ahead += 1
+        elif entries is not None:
             self.hits += 1
         elif self.text is not None and self.loaded != self.text and HAN.search(page.content + page.title):
             self.mixed = self.loaded is not None
@@ -134,7 +137,8 @@ class KeptSearch:
     def finish(self) -> str:
         if not self.partial:  # a dirty build used only the keys of the pages it rebuilt
             kept.prune(self.folder, self.used, before=self.started)
-        return f"reused {self.hits} of {len(self.order)} pages' search entries"
+        ahead = f"; {self.ahead} made ahead by the build's fork" if self.ahead else ""
+        return f"reused {self.hits} of {len(self.order)} pages' search entries{ahead}"
 
 
 def _without_duplicates(docs: list[dict], languages: list[str]) -> list[dict]:

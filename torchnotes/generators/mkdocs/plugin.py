@@ -6,6 +6,7 @@ Events:
 - on_config: runs the publish step (torchnotes.publish.tree, no MkDocs inside) and points docs_dir at its tree;
   mkdocs-static-i18n then builds each language folder of that tree as usual. A rebuild whose sources are the
   same bytes as the last one's publishes nothing.
+- on_nav to on_post_build: a `mkdocs build` that keeps little shares its pages with a fork (ahead.py).
 - on_pre_build / on_files / on_nav: under `mkdocs serve --dirty` (scripts/serve.sh), a build of the changed pages
   only, with every page's title in the navigation, or a full one when what every page shows changed
   (torchnotes/generators/mkdocs/dirty.py).
@@ -29,6 +30,7 @@ from mkdocs.plugins import BasePlugin, CombinedEvent, event_priority
 from torchnotes.engine.environment import Environment, probe
 from torchnotes.errors import BuildFailed
 from torchnotes.generators.mkdocs import alternates, not_found, search_files
+from torchnotes.generators.mkdocs.ahead import Ahead
 from torchnotes.generators.mkdocs.config import NotebooksConfig
 from torchnotes.generators.mkdocs.dirty import DirtyBuilds
 from torchnotes.generators.mkdocs.kept_html import KeptHtml
@@ -69,11 +71,13 @@ class NotebooksPlugin(BasePlugin[NotebooksConfig]):
         self.not_found: dict[str, str] = {}  # the 404 page of each language, by language
         self.digests: dict[Path, tuple] = {}  # each source file's (size, mtime) and the hash of its bytes
         self.dirty: DirtyBuilds | None = None
+        self.ahead = Ahead(active=False)  # on_startup: mkdocs build shares a cold build's pages with a fork
         self.search_files = search_files.SearchFiles()  # each language's packed index, written again only when it changed
 
     def on_startup(self, *, command, dirty):
         # Defining on_startup is what makes MkDocs keep this instance (and its session) across serve rebuilds.
         self.dirty = DirtyBuilds() if command == "serve" and dirty else None
+        self.ahead = Ahead.for_command(command)
 
     def on_shutdown(self):
         if self.session is not None:
@@ -134,11 +138,13 @@ class NotebooksPlugin(BasePlugin[NotebooksConfig]):
     def on_nav(self, nav, config, files):
         if self.dirty is not None and self.config.enabled:
             self.dirty.read_titles(nav, config)
+        self.ahead.start(config, files, self.kept, self.kept_search)
         return nav
 
     def on_build_error(self, error):
         if self.dirty is not None:
             self.dirty.failed()
+        self.ahead.wait()
 
     def on_env(self, env, config, files):
         return _with_bytecode_cache(env, self.folder.jinja) if self.kept is not None else env
@@ -148,6 +154,7 @@ class NotebooksPlugin(BasePlugin[NotebooksConfig]):
     def on_page_markdown(self, markdown, page, config, files):
         if self.kept is not None:
             self.kept.page = page.file.src_uri
+        self.ahead.begun(page)
         return markdown
 
     def on_page_content(self, html, page, config, files):
@@ -158,6 +165,7 @@ class NotebooksPlugin(BasePlugin[NotebooksConfig]):
     # Around Material's search plugin (0): pages whose entries are kept are not indexed again.
     @event_priority(100)
     def _before_search(self, context, page, config, nav):
+        self.ahead.writing(page)
         search = config.plugins.get("material/search")
         if self.kept_search is not None and search is not None and search.config.enabled:
             self.kept_search.before(page, dict(search.config))
@@ -173,8 +181,7 @@ class NotebooksPlugin(BasePlugin[NotebooksConfig]):
 
     def on_serve(self, server, config, builder):
         if self.config.enabled:
-            # The build writes the published tree; the contributor edits the sources.
-            server.unwatch(config.docs_dir)
+            server.unwatch(config.docs_dir)  # the build writes the published tree; the contributor edits the sources
             server.watch(str(self.sources))
             if self.kept_search is not None and "zh" in self.config.languages:  # jieba cuts Chinese only
                 self.kept_search.warm()
@@ -186,16 +193,12 @@ class NotebooksPlugin(BasePlugin[NotebooksConfig]):
     def on_post_template(self, output_content, template_name, config):
         if not self.config.enabled or not template_name.endswith(".html"):
             return output_content
-        # The 404 page is a template, not a page: same head links, same useless sitemap requests. mkdocs-static-i18n
-        # renders it once per language, each over the last at the site's root: keep each.
-        output_content = alternates.dropped(output_content)
-        if template_name == "404.html":
-            self.not_found[config.theme.get("language") or self.config.languages[0]] = output_content
-        return output_content
+        return _kept_not_found(alternates.dropped(output_content), template_name, config, self.not_found, self.config.languages)
 
     # After mkdocs-static-i18n (-100) has built every language and written the merged search index.
     @event_priority(-200)
     def on_post_build(self, config):
+        self.ahead.wait()  # this language's pages are written
         if not self.config.enabled or self.published is None:
             return
         if _inner(config):
@@ -207,6 +210,14 @@ class NotebooksPlugin(BasePlugin[NotebooksConfig]):
         search_files.finish(self.kept_search, self.search_files, config, self.config.languages, self.settings)
         if self.dirty is not None:
             log.info(self.dirty.finish())
+
+
+def _kept_not_found(output: str, template_name: str, config, not_found: dict[str, str], languages: list[str]) -> str:
+    """The 404 page is a template, not a page: same head links, same useless sitemap requests. mkdocs-static-i18n
+    renders it once per language, each over the last at the site's root: each is kept."""
+    if template_name == "404.html":
+        not_found[config.theme.get("language") or languages[0]] = output
+    return output
 
 
 def _with_bytecode_cache(env, folder: Path):
