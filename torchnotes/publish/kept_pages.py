@@ -24,6 +24,7 @@ from pathlib import Path
 from torchnotes.engine.results import PageResult
 from torchnotes.gpu.store import STORE_DIR
 from torchnotes.pages.freshness import LEDGER
+from torchnotes.storage import file_digest
 from torchnotes.versions.record import RECORD_DIR
 from torchnotes.versions.run import CONFIG as VERSIONS
 
@@ -100,3 +101,15 @@ def stat_tree(path: Path) -> list:
 def _digest(*parts) -> str:
     return hashlib.sha256(json.dumps(parts, sort_keys=True, default=str, ensure_ascii=False).encode()).hexdigest()
 
+
+def sources_stamp(sources: Path, digests: dict[Path, tuple]) -> tuple:
+    """The sources by content: saving a file with the same bytes publishes nothing (its mtime changed only).
+    digests: each file's (size, mtime) and the hash of its bytes, kept across rebuilds."""
+    stamp = []
+    for path in sorted(p for p in sources.rglob("*") if p.is_file()):
+        stat = path.stat()
+        known = digests.get(path)
+        if known is None or known[0] != (stat.st_size, stat.st_mtime_ns):
+            known = digests[path] = ((stat.st_size, stat.st_mtime_ns), file_digest(path))
+        stamp.append((path, known[1]))
+    return tuple(stamp)

@@ -38,11 +38,10 @@ from torchnotes.generators.mkdocs.kept_search import KeptSearch
 from torchnotes.layout import CacheFolder
 from torchnotes.log import Printed, logger
 from torchnotes.pages.freshness import REBASE
-from torchnotes.publish.kept_pages import stat_inputs
+from torchnotes.publish.kept_pages import sources_stamp, stat_inputs
 from torchnotes.publish.session import Session
 from torchnotes.publish.tree import Published, Publisher
 from torchnotes.settings import Settings
-from torchnotes.storage import file_digest
 
 log = logging.getLogger("mkdocs.plugins.torchnotes")
 
@@ -100,15 +99,15 @@ class NotebooksPlugin(BasePlugin[NotebooksConfig]):
         if self.session is None:
             self.session = Session.for_settings(self.settings)
         _ToMkDocs.attach()
-        stamp = (_sources_stamp(self.sources, self.digests), repr(self.settings), stat_inputs(self.settings))
+        if self.kept is None:
+            self.kept, self.kept_search = _kept(self.folder, Path(config.config_file_path), self.config,
+                                                own_index=self.dirty is not None)
+        stamp = (sources_stamp(self.sources, self.digests), repr(self.settings), stat_inputs(self.settings))
         if stamp != self.stamp or not publish_dir.exists():
             self.stamp = None  # a failed publish is never taken for a done one
             self.published = _publish(Publisher(self.settings, self.env, session=self.session), publish_dir)
             self.stamp = stamp
         config.docs_dir = str(publish_dir)
-        if self.kept is None:
-            words = root / self.config.search_words if self.config.search_words else None
-            self.kept, self.kept_search = _kept(self.folder, Path(config.config_file_path), words, self.dirty is not None)
         if self.kept not in config.markdown_extensions:  # mkdocs serve loads the config again for each build
             config.markdown_extensions.append(self.kept)
         return config
@@ -237,9 +236,11 @@ def _publish(publisher: Publisher, publish_dir: Path) -> Published:
     return published
 
 
-def _kept(folder: CacheFolder, config_file: Path, words: Path | None, own_index: bool) -> tuple[KeptHtml, KeptSearch]:
+def _kept(folder: CacheFolder, config_file: Path, options: NotebooksConfig, *,
+          own_index: bool) -> tuple[KeptHtml, KeptSearch]:
     """What a build keeps of the previous one, pages' HTML and search entries: one folder per config file, so the
     offline copy's build (mkdocs.offline.yml) keeps its own."""
+    words = config_file.resolve().parent / options.search_words if options.search_words else None
     return (KeptHtml(folder.kept_html(config_file.stem)),
             KeptSearch(folder.kept_search(config_file.stem), words, own_index=own_index))
 
@@ -269,19 +270,6 @@ def _write_site_files(config, not_found_pages: dict[str, str], languages: list[s
         raise PluginError(f"404 page: {error}") from error
     if config.use_directory_urls:
         alternates.write_page_sitemaps(Path(config.site_dir), config.site_url, languages[0])
-
-
-def _sources_stamp(sources: Path, digests: dict[Path, tuple]) -> tuple:
-    """The sources by content: saving a file with the same bytes publishes nothing (its mtime changed only).
-    digests: each file's (size, mtime) and the hash of its bytes, kept across rebuilds."""
-    stamp = []
-    for path in sorted(p for p in sources.rglob("*") if p.is_file()):
-        stat = path.stat()
-        known = digests.get(path)
-        if known is None or known[0] != (stat.st_size, stat.st_mtime_ns):
-            known = digests[path] = ((stat.st_size, stat.st_mtime_ns), file_digest(path))
-        stamp.append((path, known[1]))
-    return tuple(stamp)
 
 
 def _titles(published: Published | None) -> dict[str, str]:
