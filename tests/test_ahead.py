@@ -37,9 +37,9 @@ class _Options(dict):
 
 
 class Page:
-    def __init__(self, name: str, log, fail: bool = False, gate=None):
+    def __init__(self, name: str, log, fail: bool = False, gate=None, begun=None):
         self.file = SimpleNamespace(src_uri=name, page=self)
-        self.log, self.fail, self.gate = log, fail, gate
+        self.log, self.fail, self.gate, self.begun = log, fail, gate, begun
         self.markdown = self.content = None
 
     def read_source(self, config):
@@ -48,6 +48,8 @@ class Page:
         self.markdown = "text"
 
     def render(self, config, files):
+        if self.begun is not None:
+            self.begun.touch()
         if self.gate is not None:  # held until the test lets it go
             deadline = time.monotonic() + 30
             while not self.gate.exists() and time.monotonic() < deadline:
@@ -145,3 +147,24 @@ def test_no_fork_when_most_pages_are_kept_or_for_mkdocs_serve(tmp_path, monkeypa
     assert not Ahead.for_command("serve").active and Ahead.for_command("build").active
     monkeypatch.setenv("TORCHNOTES_AHEAD", "0")
     assert not Ahead.for_command("build").active
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="the fork needs os.fork")
+def test_a_fork_that_does_not_stop_is_killed_and_this_process_goes_on(tmp_path, monkeypatch):
+    """A fork stuck in its page (a lock some thread held when the process forked would hold it for ever) must not
+    hold the build: past the limit it is killed, and said so."""
+    monkeypatch.setattr("torchnotes.generators.mkdocs.ahead.STOP_LIMIT", 0.5)
+    log = tmp_path / "log"
+    begun = tmp_path / "begun"
+    pages = [Page("a.md", log), Page("b.md", log, gate=tmp_path / "never", begun=begun)]  # b.md waits 30 s for a file
+    config, files = site(pages)
+    ahead = Ahead()
+    ahead.start(config, files, NOTHING_KEPT, None)
+    deadline = time.monotonic() + 30
+    while not begun.exists() and time.monotonic() < deadline:  # the fork is in b.md
+        time.sleep(0.01)
+    begin = time.monotonic()
+    stopped = ahead.wait()
+    assert time.monotonic() - begin < 10
+    assert stopped == ("the conversions made ahead stopped at it was killed, still at work 0.5 s after it was asked "
+                       "to stop; this process made the rest")

@@ -25,12 +25,15 @@ from __future__ import annotations
 import logging
 import mmap
 import os
+import signal
 import struct
+import time
 
 log = logging.getLogger("mkdocs.plugins.torchnotes")
 
 # A build keeping at least this share of its pages' conversions has too little left to share.
 KEPT_SHARE = 0.5
+STOP_LIMIT = 30.0  # seconds a fork asked to stop may take to finish its page
 
 
 class Ahead:
@@ -112,15 +115,30 @@ class Ahead:
         if self.pid is None:
             return None
         self.reached.value = self.indexed.value = len(self.order)
-        _, status = os.waitpid(self.pid, 0)
+        status = _stopped(self.pid)
         self.pid = None
         with os.fdopen(self.said, "rb") as said:
             told = said.read().decode("utf-8", "replace")
         if os.waitstatus_to_exitcode(status) == 0:
             return None
-        stopped = f"the conversions made ahead stopped at {told or f'exit status {status}'}; this process made the rest"
+        why = told or (f"it was killed, still at work {STOP_LIMIT:g} s after it was asked to stop" if os.WIFSIGNALED(status)
+                       else f"exit status {os.waitstatus_to_exitcode(status)}")
+        stopped = f"the conversions made ahead stopped at {why}; this process made the rest"
         log.info(stopped)
         return stopped
+
+
+def _stopped(pid: int) -> int:
+    """The fork's exit status, once it has stopped; one still at work after STOP_LIMIT seconds (a page that takes that
+    long, or a lock some thread of this process held when it forked) is killed: this process makes its pages."""
+    deadline = time.monotonic() + STOP_LIMIT
+    while time.monotonic() < deadline:
+        done, status = os.waitpid(pid, os.WNOHANG)
+        if done:
+            return status
+        time.sleep(0.005)
+    os.kill(pid, signal.SIGKILL)
+    return os.waitpid(pid, 0)[1]
 
 
 def _convert(page, config, files, kept_search, search_options: dict | None) -> None:
