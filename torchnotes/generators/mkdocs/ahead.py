@@ -27,6 +27,7 @@ import mmap
 import os
 import signal
 import struct
+import sys
 import time
 
 log = logging.getLogger("mkdocs.plugins.torchnotes")
@@ -50,8 +51,10 @@ class Ahead:
 
     @classmethod
     def for_command(cls, command: str) -> Ahead:
-        """Active for `mkdocs build`, unless TORCHNOTES_AHEAD=0 (every page made by this process, as before)."""
-        return cls(active=command == "build" and os.environ.get("TORCHNOTES_AHEAD", "1") != "0")
+        """Active for `mkdocs build` on Linux, unless TORCHNOTES_AHEAD=0 (every page made by this process, as before).
+        Windows has no fork, and on macOS a fork of a process that has started system frameworks may crash."""
+        return cls(active=command == "build" and sys.platform.startswith("linux")
+                   and os.environ.get("TORCHNOTES_AHEAD", "1") != "0")
 
     def start(self, config, files, kept_html, kept_search) -> None:
         """Call in on_nav, once this language's files and navigation are final; kept_html, kept_search: the build's
