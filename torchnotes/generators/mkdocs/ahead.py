@@ -23,10 +23,9 @@ TORCHNOTES_AHEAD=0 turns it off, to compare.
 from __future__ import annotations
 
 import logging
-import mmap
+import multiprocessing
 import os
 import signal
-import struct
 import sys
 import time
 
@@ -47,7 +46,7 @@ class Ahead:
         self.in_fork = False
         self.order: dict[str, int] = {}  # each page's place in the build's order, by source
         # The last page this process has begun converting, and begun writing: memory the fork shares.
-        self.reached, self.indexed = _Shared(), _Shared()
+        self.reached, self.indexed = multiprocessing.RawValue("q", -1), multiprocessing.RawValue("q", -1)
 
     @classmethod
     def for_command(cls, command: str) -> Ahead:
@@ -77,6 +76,8 @@ class Ahead:
             return
         os.close(self.said)
         self.in_fork = True
+        if kept_search is not None:
+            kept_search.own_index = True  # the fork's copy indexes with Material's indexer, and keeps the entries
         status, index = 0, len(pages) - 1
         try:  # the fork: what it raises is told to this process, never raised into the build it was copied from
             _quiet()
@@ -152,7 +153,6 @@ def _convert(page, config, files, kept_search, search_options: dict | None) -> N
     page.render(config, files)
     page.content = config.plugins.on_page_content(page.content, page=page, config=config, files=files)
     if search_options is not None and kept_search is not None:
-        kept_search.own_index = True  # the fork's copy: it indexes with Material's indexer, and keeps the entries
         kept_search.before(page, search_options)
 
 
@@ -165,18 +165,3 @@ def _quiet() -> None:
         for handler in list(logger.handlers):
             logger.removeHandler(handler)
 
-
-class _Shared:
-    """An integer in memory that a fork shares (an anonymous shared mapping), .value as multiprocessing's."""
-
-    def __init__(self):
-        self.memory = mmap.mmap(-1, 8)
-        self.value = -1
-
-    @property
-    def value(self) -> int:
-        return struct.unpack_from("q", self.memory)[0]
-
-    @value.setter
-    def value(self, number: int) -> None:
-        struct.pack_into("q", self.memory, 0, number)
