@@ -73,6 +73,23 @@ def test_a_session_renders_again_only_the_pages_an_edit_changed(session_site, tm
     assert run().reused == 0
 
 
+def test_pages_the_first_build_ran_are_kept_for_the_rebuild_that_finds_them_in_the_cache(session_site, tmp_path):
+    """scripts/serve.sh's first build runs what the cache lacks; the next rebuild finds those pages in the cache.
+    They show the same, so the first edit renders again only what it changed, as every later edit does."""
+    from torchnotes.publish.tree import Publisher
+
+    src, settings, env, session = session_site
+    out = tmp_path / "out"
+    first = Publisher(settings, env, session=session, mode="force").run(out)
+    assert first.reused == 0 and first.report.count("run") > 0
+    again = Publisher(settings, env, session=session).run(out)
+    assert again.report.count("run") == 0 and again.report.count("cached") == first.report.count("run")
+    # Every page but the two report pages, which show how each page was got (run, or from the cache).
+    assert again.reused == 4 and not [p for p in again.written if p.name != "report.md"]
+    Publisher(settings, env).run(tmp_path / "fresh")
+    assert tree(out) == tree(tmp_path / "fresh")
+
+
 def test_a_page_deleted_from_the_published_tree_is_written_again(session_site, tmp_path):
     from torchnotes.publish.tree import Publisher
 

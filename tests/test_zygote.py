@@ -270,3 +270,27 @@ def test_a_session_starts_its_zygote_ahead_on_a_cold_cache_and_keeps_it(tmp_path
     finally:
         pool.close()
     assert kept.process.poll() is not None
+
+
+def test_a_preview_session_starts_its_zygote_ahead_on_a_warm_cache_too(tmp_path, make_engine):
+    """A preview (`mkdocs serve`) finds every page in the cache, then waits for its first code edit: its zygote starts
+    with its first build, where a build's session (mkdocs build) starts none on a warm cache."""
+    from torchnotes.engine.zygote import Zygotes
+
+    pages = [page(tmp_path, f"en/p{n}.md", code(f"print({n})")) for n in range(2)]
+    assert not make_engine().run(pages).failures  # the cache is warm
+    plain, preview = Zygotes(), Zygotes(ahead=True)
+    try:
+        make_engine(zygotes=plain).start_early(len(pages))
+        assert plain.starting == {} and plain.started == {}
+        engine = make_engine(zygotes=preview)
+        engine.start_early(len(pages))
+        assert engine.early is None and len(preview.starting) == 1
+        assert engine.run(pages).count("cached") == 2  # nothing ran: the zygote is kept for the first edit
+        (ahead,) = preview.starting.values()
+        zygote = ahead.result()
+        assert not zygote.for_torch and zygote.process.poll() is None  # without torch's compiler: a warm cache
+    finally:
+        plain.close()
+        preview.close()
+    assert zygote.process.poll() is not None

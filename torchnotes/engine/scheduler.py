@@ -83,11 +83,16 @@ class Engine:
 
     def start_early(self, pages: int) -> None:
         """On a cold cache (no entry: a fresh clone, CI) start the zygote now, so that torch imports while the pages
-        are read and checked, not after with a core idle (six seconds). The next run takes it, or closes it."""
-        if self.early is not None or self.mode == "off" or not self._forks() or self.cache.keys():
+        are read and checked, not after with a core idle (six seconds). The next run takes it, or closes it. A
+        session's zygotes that start ahead (a preview's) start on a warm cache too, without torch's compiler."""
+        if self.early is not None or self.mode == "off" or not self._forks():
             return
-        if self.zygotes is not None:  # a session's: kept by it, whatever this build does
-            self.zygotes.start(kernel_env(self.options), python=self.python, preload=pages >= PRELOAD_FOR_TORCH_FROM)
+        cold = not self.cache.keys()
+        if self.zygotes is not None and (cold or self.zygotes.ahead):  # a session's: kept by it, whatever this build does
+            self.zygotes.start(kernel_env(self.options), python=self.python,
+                               preload=cold and pages >= PRELOAD_FOR_TORCH_FROM)
+            return
+        if not cold:
             return
         self.early = Zygote(kernel_env(self.options), python=self.python, wait=False)
         if pages >= PRELOAD_FOR_TORCH_FROM:

@@ -141,7 +141,10 @@ class Zygotes:
     kernels', and files written there by a build or a test do not change what a kernel imports.
     """
 
-    def __init__(self):
+    def __init__(self, *, ahead: bool = False):
+        """ahead: start a zygote ahead of every build, whatever its cache holds (Engine.start_early): a preview's
+        first build finds every page in the cache, and its first code edit then waited for torch to import."""
+        self.ahead = ahead
         self.started: dict[tuple, Zygote] = {}
         self.starting: dict[tuple, concurrent.futures.Future] = {}  # started ahead (start), not asked for yet
         # A zygote dies with the thread that started it (PR_SET_PDEATHSIG), and a build may run on a thread

@@ -3,7 +3,8 @@
 A rebuild of the preview meets the same pages again, and rendering one (cells, executed notebook, script) costs
 tens of milliseconds; 80 of them were two thirds of the publish step of a rebuild. A page's files are a function of:
 
-- the page itself: its source, and its execution result (status, cache key, date, times, outputs);
+- the page itself: its source, and its execution result (cache key, date, times, outputs, and whether it has code;
+  not whether this build ran it or found it in the cache);
 - the same page in the other languages (a translation's banner compares it with its original);
 - the site: the build's settings and environment, the list of pages, and the files the page features read
   beside the pages (the version record, the GPU recordings, the translation ledger, versions.yml, the
@@ -31,6 +32,8 @@ from torchnotes.versions.run import CONFIG as VERSIONS
 MARKER = "<!-- torchnotes:"
 # What the features read besides the pages and results, under the project's root (the requirements come from settings).
 SITE_FILES = (RECORD_DIR, STORE_DIR, LEDGER.parts[0], VERSIONS, "jupytext.toml")
+# A page executed by this build and one served by the cache show the same (the same entry's outputs and times).
+EXECUTED = {"run": "executed", "cached": "executed"}
 
 
 class KeptPages:
@@ -74,8 +77,11 @@ def page_key(site: str, result: PageResult, source: str, twins: list[str]) -> st
     read it, "" for none); None for a page published on every run, because it carries a marker."""
     if MARKER in source:
         return None
-    # Every field of the result but the lookup's own time (shown nowhere), and the outputs by their hash.
-    fields = {k: v for k, v in result.summary().items() if k != "seconds"}
+    # Every field of the result but this build's own time and why it missed the cache (shown nowhere), and the
+    # outputs by their hash. Whether this build ran the page or found it in the cache is shown on the report pages
+    # only (marked): keyed apart, every page the preview's first build ran was rendered again at the first edit.
+    fields = {k: v for k, v in result.summary().items() if k not in ("seconds", "note")}
+    fields["status"] = EXECUTED.get(result.status, result.status)
     outputs = json.dumps(result.outputs, sort_keys=True, default=str).encode()
     return _digest(site, _sha(source), [_sha(text) for text in twins], fields, _sha(outputs))
 

@@ -24,8 +24,9 @@ class Session:
     zygotes: Zygotes = field(default_factory=Zygotes)
 
     @classmethod
-    def for_settings(cls, settings) -> Session:
-        return cls(Reader(CacheFolder(settings.path("cache_dir")).parsed))
+    def for_settings(cls, settings, *, preview: bool = False) -> Session:
+        """preview: a `mkdocs serve`, whose zygote starts with its first build, to be ready for the first code edit."""
+        return cls(Reader(CacheFolder(settings.path("cache_dir")).parsed), zygotes=Zygotes(ahead=preview))
 
     def close(self) -> None:
         self.zygotes.close()

@@ -69,13 +69,13 @@ class NotebooksPlugin(BasePlugin[NotebooksConfig]):
         self.session: Session | None = None  # one per `mkdocs serve`: a rebuild redoes only what changed
         self.not_found: dict[str, str] = {}  # the 404 page of each language, by language
         self.digests: dict[Path, tuple] = {}  # each source file's (size, mtime) and the hash of its bytes
-        self.dirty: DirtyBuilds | None = None
+        self.serving, self.dirty = False, None  # on_startup: mkdocs serve, and its DirtyBuilds with --dirty
         self.ahead = Ahead(active=False)  # on_startup: mkdocs build shares a cold build's pages with a fork
         self.search_files = search_files.SearchFiles()  # each language's packed index, written again only when it changed
 
     def on_startup(self, *, command, dirty):
         # Defining on_startup is what makes MkDocs keep this instance (and its session) across serve rebuilds.
-        self.dirty = DirtyBuilds() if command == "serve" and dirty else None
+        self.serving, self.dirty = command == "serve", DirtyBuilds() if command == "serve" and dirty else None
         self.ahead = Ahead.for_command(command)
 
     def on_shutdown(self):
@@ -97,7 +97,7 @@ class NotebooksPlugin(BasePlugin[NotebooksConfig]):
         self.settings = replace(Settings(), root=root, docs_dir=self.sources, site_url=config.site_url or "", **options)
         self.folder = CacheFolder(self.settings.path("cache_dir"))
         if self.session is None:
-            self.session = Session.for_settings(self.settings)
+            self.session = Session.for_settings(self.settings, preview=self.serving)
         _ToMkDocs.attach()
         if self.kept is None:
             self.kept, self.kept_search = _kept(self.folder, Path(config.config_file_path), self.config,

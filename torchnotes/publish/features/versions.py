@@ -11,7 +11,7 @@ from torchnotes.errors import NotebookError
 from torchnotes.log import logger
 from torchnotes.pages.tags import VOLATILE
 from torchnotes.publish.features.base import Feature, PageOut
-from torchnotes.publish.kept_pages import stat_inputs
+from torchnotes.publish.kept_pages import EXECUTED, stat_inputs
 from torchnotes.storage import digest, write_if_changed
 from torchnotes.strings import strings
 from torchnotes.versions.changes import CHANGES_MARKER, Comparison, changes_markdown, compare, drift_report
@@ -35,9 +35,9 @@ class VersionChanges(Feature):
     def start(self) -> None:
         settings, results = self.build.settings, self.build.report.results
         # What compare reads: the record and versions.yml (stat_inputs), and each page's code cells, which its key
-        # and its cells' ids name; not the prose.
+        # and its cells' ids name; not the prose, nor whether this build ran a page or the cache served it.
         key = digest([repr(settings), stat_inputs(settings),
-                      [[r.page, r.status, r.key, [c.id for c in r.source.code_cells] if r.source else None]
+                      [[r.page, EXECUTED.get(r.status, r.status), r.key, [c.id for c in r.source.code_cells] if r.source else None]
                        for r in results]])
         self.comparison = self.build.memo.get("versions.compare", key, lambda: compare(settings, results))
         # For the PR summary (python -m torchnotes summary), which reads the cache folder, not the pages.
