@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import http.server
+import json
 import os
 import re
 import threading
@@ -378,3 +379,30 @@ COLORS_JS = """
 
 def hex_color(color: tuple) -> str:
     return "#" + "".join(f"{round(c):02x}" for c in color[:3])
+
+
+# --- a search index cut to one page ----------------------------------------------------------------------------
+
+def small_indexes(site: Path) -> dict[str, bytes]:
+    """Each language's search index (by its path under the site) with its configuration (the languages, the
+    separator, the words of Chinese and their expansions) and its first page only: a page's search worker builds
+    the whole index, a third of a core-second on every page load, which a test that searches nothing pays for."""
+    found = {}
+    for index in sorted(site.glob("**/search/search_index.json")):
+        whole = json.loads(index.read_text(encoding="utf-8"))
+        found[index.relative_to(site).as_posix()] = json.dumps({**whole, "docs": whole["docs"][:1]}).encode()
+    return found
+
+
+def serve_small_indexes(context, server, indexes: dict[str, bytes]) -> None:
+    """The pages of this browser context get small_indexes() for their language's index at its address; a request
+    anywhere else goes to the server, which answers 404 (a page that looks for its index in the wrong place)."""
+    def answer(route) -> None:
+        url = route.request.url.split("?")[0]
+        rel = url[len(server.base):] if url.startswith(server.base) else None
+        if rel in indexes:
+            route.fulfill(status=200, content_type="application/json", body=indexes[rel])
+        else:
+            route.continue_()
+
+    context.route("**/search/search_index.json", answer)

@@ -1,7 +1,8 @@
 """Issue 37, what a reader meets in the first minutes, on every page of the built site in both languages.
 
 Every error's `Name: message` is whole on screen at a laptop's and a phone's width (tests/error_boxes.py measures
-where each lands), and axe-core's colour-contrast rule passes on every page (outside Pygments' code blocks). Both
+where each lands), and axe-core's colour-contrast rule passes on every page's content (outside Pygments' code blocks;
+the theme around the content is checked whole on walk.AXE_PAGES). Both
 widths are read from the walk of every page that test_browser shares (tests/walk.py): each page is measured at the
 laptop's width, then resized to the phone's and measured again, where a second walk loaded all 80 pages again
 (86 core-s; the figures were the same on every page).

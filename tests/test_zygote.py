@@ -9,7 +9,7 @@ import threading
 import time
 
 import pytest
-from helpers import code, page
+from helpers import code, fixture_copy, page
 
 PROBE = """
     import os, random, sys
@@ -294,3 +294,27 @@ def test_a_preview_session_starts_its_zygote_ahead_on_a_warm_cache_too(tmp_path,
         plain.close()
         preview.close()
     assert zygote.process.poll() is not None
+
+
+def test_a_cold_build_imports_torchs_compiler_ahead_only_for_pages_enough_with_code(tmp_path, monkeypatch):
+    """A cold build starts its zygote before it reads the pages, with torch's compiler (a second) asked for when
+    three pages or more have code: the pages without code (home pages, reports) never run a kernel."""
+    from torchnotes.engine.environment import probe
+    from torchnotes.engine.scheduler import Engine
+    from torchnotes.pages.read import has_code_cell
+    from torchnotes.publish.tree import Publisher
+    from torchnotes.settings import load
+
+    asked = []
+    monkeypatch.setattr(Engine, "start_early", lambda self, pages: asked.append(pages))
+    monkeypatch.setattr(Engine, "run", lambda self, pages: (_ for _ in ()).throw(RuntimeError("stop here")))
+    src = fixture_copy(tmp_path, synced=False)
+    pages = sorted((src / "docs").rglob("*.md"))
+    with_code = [p.relative_to(src / "docs").as_posix() for p in pages if has_code_cell(p)]
+    assert with_code == ["en/demo.md", "zh/demo.md"] and len(pages) == 6
+    with pytest.raises(RuntimeError, match="stop here"):
+        Publisher(load(src / "mkdocs.yml"), probe(src / "requirements.txt")).run(tmp_path / "out")
+    assert asked == [2]  # fewer than PRELOAD_FOR_TORCH_FROM: no compiler ahead
+    # Not UTF-8: counted all the same (reading it, the checks name it); a file that is not there has no code.
+    (src / "docs" / "en" / "latin1.md").write_bytes(b"caf\xe9\n```python\nprint(1)\n```\n")
+    assert has_code_cell(src / "docs" / "en" / "latin1.md") and not has_code_cell(src / "docs" / "en" / "missing.md")

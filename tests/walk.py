@@ -6,9 +6,14 @@ test_reader_pages (where each error message lands, colour contrast) once walked 
 asks walks the site once and records all of it; the other reads the record. Under pytest-xdist the record lies in
 the run's shared temporary folder, behind a file lock: a second worker waits for the first's walk, then reads it.
 
-Each page is followed until it has loaded, stopped fetching and its search is ready (its worker has built the
-index), then inspected: its title and heading, its Colab links, where its error messages land (error_boxes.py),
-axe-core's colour-contrast rule outside Pygments' code blocks, and on AXE_PAGES every axe rule; SHOTS are
+Each page is followed until it has loaded, stopped fetching and its search is ready (its worker has fetched its
+language's index from where the page says it lies, and built it). The worker of every page but WHOLE_INDEX's is
+handed its language's index cut to one page (browser_support.small_indexes): building the whole index cost a third of
+a core-second on every page, and what differs from page to page is only where the page looks for it, which a page
+looking in the wrong place still shows (the address answers 404); test_search and test_search_zh_reader search the
+whole index. Each page is then inspected: its title and heading, its Colab links, where its error messages land
+(error_boxes.py), axe-core's colour-contrast rule on its content outside Pygments' code blocks, and on AXE_PAGES
+every axe rule; SHOTS are
 screenshot. Then it is resized to a phone's width and where its errors land is measured again: test_reader_pages
 walked all 80 pages a second time for that figure, which came out the same on every page.
 """
@@ -20,13 +25,14 @@ import json
 import os
 from pathlib import Path
 
-from browser_support import Recorder, page_lang, site_pages, strip_lang, visit_all
+from browser_support import Recorder, page_lang, serve_small_indexes, site_pages, small_indexes, strip_lang, visit_all
 from error_boxes import MEASURE_JS, WIDTHS
 from helpers import ROOT
 
 AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
 VIEWPORT = {"width": 1280, "height": 900}
 SHOTS = ["", "tensors/gather-scatter/", "losses/cross-entropy/", "autograd/graph/"]
+WHOLE_INDEX = ["", "tensors/gather-scatter/"]  # in each language: their worker builds the whole search index
 AXE_PAGES = ["", "tensors/gather-scatter/", "losses/cross-entropy/", "report/"]
 
 # Material's search box says "Initializing search" until its worker has built the index (after fetching the
@@ -85,10 +91,12 @@ def _axe_node(node: dict) -> str:
 
 
 def contrast(page) -> list[str]:
-    """axe's colour-contrast rule outside Pygments' code blocks: their colours are the theme's, the same on every
-    page, and test_browser's test_accessibility checks them whole; with them axe took three times as long."""
-    found = page.evaluate("""async () => (await axe.run({exclude: [['.highlight']]}, {runOnly: ['color-contrast'],
-                                           resultTypes: ['violations']})).violations""")
+    """axe's colour-contrast rule on the page's content (.md-content) outside Pygments' code blocks. The code
+    blocks' colours are the theme's, the same on every page (with them axe took three times as long); so are the
+    header, the sidebars and the footer around the content (a third of the rule's time). AXE_PAGES, with every axe
+    rule on the whole page, and test_browser's test_accessibility check both."""
+    found = page.evaluate("""async () => (await axe.run({include: [['.md-content']], exclude: [['.highlight']]},
+                                           {runOnly: ['color-contrast'], resultTypes: ['violations']})).violations""")
     return [f"{node['target']}: {node.get('failureSummary', '').splitlines()[-1].strip()}"
             for v in found for node in v["nodes"]]
 
@@ -138,18 +146,25 @@ def walk(browser, server, site: Path, shots: Path) -> dict[str, dict]:
 
     # A few pages at once, each followed until it has loaded and stopped fetching: Material and the search
     # worker fetch after `load`. Every page keeps its own recorder, so a problem is reported against its page.
-    context = browser.new_context(viewport=VIEWPORT, color_scheme="light")
-    context.set_default_timeout(20_000)
-    try:
-        pool = []
-        for _ in range(4):
-            page = context.new_page()
-            pool.append((page, Recorder().attach(page)))
-        # Up to 90 s for a page's search to get ready: what is checked is that it does, and on CI's two cores, beside
-        # the documented commands printing both books, one page's worker once took more than 30 s to build its index.
-        results = visit_all(pool, [server.url(rel) for rel in pages], check=inspect, ready=SEARCH_READY, timeout=90.0)
-    finally:
-        context.close()
+    whole = [rel for rel in pages if strip_lang(rel) in WHOLE_INDEX]
+    results: dict[str, list[str]] = {}
+    for urls, indexes, tabs in (([server.url(rel) for rel in pages if rel not in whole], small_indexes(site), 4),
+                                ([server.url(rel) for rel in whole], {}, 2)):
+        context = browser.new_context(viewport=VIEWPORT, color_scheme="light")
+        context.set_default_timeout(20_000)
+        if indexes:
+            serve_small_indexes(context, server, indexes)
+        try:
+            pool = []
+            for _ in range(tabs):
+                page = context.new_page()
+                pool.append((page, Recorder().attach(page)))
+            # Up to 90 s for a page's search to get ready: what is checked is that it does, and on CI's two cores,
+            # beside the documented commands printing both books, one page's worker once took more than 30 s to build
+            # its index.
+            results.update(visit_all(pool, urls, check=inspect, ready=SEARCH_READY, timeout=90.0))
+        finally:
+            context.close()
     unseen = {"colab": [], "h1": "", "lang": None, "axe": None, "contrast": None, "shot": None, "narrow": {},
               "errors": {"errors": [], "pageScrollsSideways": False, "hiddenWithoutCue": []}}
     return {rel: {"problems": results[server.url(rel)], **seen.get(rel, unseen)} for rel in pages}

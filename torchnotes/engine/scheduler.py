@@ -83,7 +83,8 @@ class Engine:
 
     def start_early(self, pages: int) -> None:
         """On a cold cache (no entry: a fresh clone, CI) start the zygote now, so that torch imports while the pages
-        are read and checked, not after with a core idle (six seconds). The next run takes it, or closes it. A
+        are read and checked, not after with a core idle (six seconds); pages: how many have code, from which it
+        imports torch's compiler too (PRELOAD_FOR_TORCH_FROM). The next run takes it, or closes it. A
         session's zygotes that start ahead (a preview's) start on a warm cache too, without torch's compiler."""
         if self.early is not None or self.mode == "off" or not self._forks():
             return

@@ -285,6 +285,16 @@ def _check_cell(path: Path, cell, number: int, line: int | None) -> None:
         raise InvalidTags(path, "a cell cannot be both skip-execution and raises-exception", **where)
 
 
+def has_code_cell(path: Path) -> bool:
+    """Whether the page's file has a ```python fence, found in its text without parsing it: what a build knows of its
+    pages before it reads them (Engine.start_early). A file that cannot be read counts as none: reading it, the
+    checks that follow name it and why."""
+    try:
+        return bool(_code_cell_lines(Path(path).read_text(encoding="utf-8", errors="replace")))
+    except OSError:
+        return False
+
+
 def _code_cell_lines(text: str) -> list[int]:
     """1-based line of each ```python fence, so messages point into the .md file."""
     lines = []
