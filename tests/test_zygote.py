@@ -301,7 +301,7 @@ def test_a_cold_build_imports_torchs_compiler_ahead_only_for_pages_enough_with_c
     three pages or more have code: the pages without code (home pages, reports) never run a kernel."""
     from torchnotes.engine.environment import probe
     from torchnotes.engine.scheduler import Engine
-    from torchnotes.pages.read import has_code_cell
+    from torchnotes.pages.fences import has_code_cell
     from torchnotes.publish.tree import Publisher
     from torchnotes.settings import load
 

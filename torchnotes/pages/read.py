@@ -18,6 +18,7 @@ import yaml
 
 from torchnotes import kept
 from torchnotes.errors import InvalidCell, InvalidFrontMatter, InvalidTags, UnreadablePage
+from torchnotes.pages.fences import code_cell_lines
 from torchnotes.pages.tags import RAISES, SKIP_EXECUTION, TAGS, VOLATILE
 
 # Root-level YAML goes to notebook metadata instead of a raw cell, so the paired .ipynb opens clean in Colab.
@@ -30,7 +31,6 @@ JUPYTEXT_LAYOUT_KEYS = ("lines_to_next_cell", "lines_to_end_of_cell_marker")
 FRONT_MATTER = {"title": str, "description": str, "timeout": int, "source": str, "search": dict}
 REQUIRED_FRONT_MATTER = ("title", "description")
 _EXCEPTION_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
-_CODE_FENCE = re.compile(r"^```\s*(python3?|py3)?\b.*$")
 
 
 @dataclass
@@ -114,7 +114,7 @@ class Reader:
         notebook = nbformat.from_dict(body["notebook"])  # its own copy: the kept body stays as parsed
         meta = notebook.metadata.get("jupytext", {}).get("root_level_metadata", {})
         _check_front_matter(path, text, meta)
-        lines = _code_cell_lines(text)
+        lines = code_cell_lines(text)
         language = notebook.metadata.get("jupytext", {}).get("main_language", "python")
         if language != "python":
             raise InvalidCell(path, f"the page's code fences are ```{language}, which jupytext would make the notebook's language")
@@ -283,25 +283,3 @@ def _check_cell(path: Path, cell, number: int, line: int | None) -> None:
         raise InvalidTags(path, f"reason= belongs to the tag '{VOLATILE}'", **where)
     if SKIP_EXECUTION in tags and RAISES in tags:
         raise InvalidTags(path, "a cell cannot be both skip-execution and raises-exception", **where)
-
-
-def has_code_cell(path: Path) -> bool:
-    """Whether the page's file has a ```python fence, found in its text without parsing it: what a build knows of its
-    pages before it reads them (Engine.start_early). A file that cannot be read counts as none: reading it, the
-    checks that follow name it and why."""
-    try:
-        return bool(_code_cell_lines(Path(path).read_text(encoding="utf-8", errors="replace")))
-    except OSError:
-        return False
-
-
-def _code_cell_lines(text: str) -> list[int]:
-    """1-based line of each ```python fence, so messages point into the .md file."""
-    lines = []
-    in_fence = False
-    for number, line in enumerate(text.splitlines(), 1):
-        if line.startswith("```"):
-            if not in_fence and _CODE_FENCE.match(line) and line[3:].strip().split(" ")[0] in ("python", "python3"):
-                lines.append(number)
-            in_fence = not in_fence
-    return lines

@@ -25,7 +25,7 @@ import yaml
 
 from torchnotes.engine.scheduler import Engine, Report, Run
 from torchnotes.errors import BuildFailed
-from torchnotes.pages.read import has_code_cell
+from torchnotes.pages.fences import has_code_cell
 from torchnotes.publish.features import FEATURES, Build, PageOut
 from torchnotes.publish.kept_pages import page_key, site_key
 from torchnotes.publish.render import Conversions, RenderContext, render_markdown
