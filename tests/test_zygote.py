@@ -216,7 +216,7 @@ def test_a_cold_cache_starts_the_zygote_before_the_pages_are_read_and_a_warm_one
     ahead: most of its pages may come from the cache."""
     pages = [page(tmp_path, f"en/p{n}.md", code(f"import os\nprint({n}, os.getppid() != {os.getpid()})")) for n in range(3)]
     engine = make_engine(zygotes=None)
-    engine.start_early(len(pages))
+    engine.start_early(pages)
     early = engine.early
     assert early is not None and early.process.poll() is None
     report = engine.run(pages)
@@ -224,20 +224,20 @@ def test_a_cold_cache_starts_the_zygote_before_the_pages_are_read_and_a_warm_one
     assert [r.cell_outputs()[0][0]["text"] for r in report.results] == [f"{n} True\n" for n in range(3)]
     assert engine.early is None and early.for_torch and early.process.poll() is not None  # taken, used, closed
     warm = make_engine(zygotes=None)
-    warm.start_early(len(pages))
+    warm.start_early(pages)
     assert warm.early is None
 
 
 def test_a_zygote_started_ahead_is_closed_when_no_page_runs(tmp_path, make_engine):
     """The checks stop the build before any kernel (Publisher.run closes it), or every page is static."""
+    static = page(tmp_path, "en/static.md", "No code here.\n")
     engine = make_engine(zygotes=None)
-    engine.start_early(5)
+    engine.start_early([static])
     early = engine.early
     engine.close_early()
     assert engine.early is None and early.process.poll() is not None
-    static = page(tmp_path, "en/static.md", "No code here.\n")
     engine = make_engine(zygotes=None)
-    engine.start_early(5)
+    engine.start_early([static])
     early = engine.early
     report = engine.run([static])
     assert report.kernels == 0 and engine.early is None and early.process.poll() is not None
@@ -246,9 +246,9 @@ def test_a_zygote_started_ahead_is_closed_when_no_page_runs(tmp_path, make_engin
 def test_a_preload_asked_ahead_is_answered_before_the_first_fork(tmp_path, make_engine):
     """Asked ahead for a build of many pages, the preload's answer is read before the first fork's, also when the
     build turns out to run fewer kernels than it takes to preload: each answer goes to its own question."""
-    only = page(tmp_path, "en/only.md", code("print('forked')"))
+    only, *more = [page(tmp_path, f"en/p{n}.md", code(f"print('forked' if {n} == 0 else {n})")) for n in range(3)]
     engine = make_engine(zygotes=None)
-    engine.start_early(10)
+    engine.start_early([only, *more])
     report = engine.run([only])
     assert not report.failures and report.kernels == 1
     assert report.results[0].cell_outputs()[0][0]["text"] == "forked\n"
@@ -261,7 +261,7 @@ def test_a_session_starts_its_zygote_ahead_on_a_cold_cache_and_keeps_it(tmp_path
     pages = [page(tmp_path, f"en/p{n}.md", code(f"print({n})")) for n in range(3)]
     try:
         engine = make_engine(zygotes=pool)
-        engine.start_early(len(pages))
+        engine.start_early(pages)
         assert engine.early is None and len(pool.starting) == 1 and pool.started == {}
         report = engine.run(pages)
         assert not report.failures and report.kernels == 3
@@ -281,10 +281,10 @@ def test_a_preview_session_starts_its_zygote_ahead_on_a_warm_cache_too(tmp_path,
     assert not make_engine().run(pages).failures  # the cache is warm
     plain, preview = Zygotes(), Zygotes(ahead=True)
     try:
-        make_engine(zygotes=plain).start_early(len(pages))
+        make_engine(zygotes=plain).start_early(pages)
         assert plain.starting == {} and plain.started == {}
         engine = make_engine(zygotes=preview)
-        engine.start_early(len(pages))
+        engine.start_early(pages)
         assert engine.early is None and len(preview.starting) == 1
         assert engine.run(pages).count("cached") == 2  # nothing ran: the zygote is kept for the first edit
         (ahead,) = preview.starting.values()
@@ -296,25 +296,24 @@ def test_a_preview_session_starts_its_zygote_ahead_on_a_warm_cache_too(tmp_path,
     assert zygote.process.poll() is not None
 
 
-def test_a_cold_build_imports_torchs_compiler_ahead_only_for_pages_enough_with_code(tmp_path, monkeypatch):
+def test_a_cold_build_imports_torchs_compiler_ahead_only_for_pages_enough_with_code(tmp_path, make_engine, monkeypatch):
     """A cold build starts its zygote before it reads the pages, with torch's compiler (a second) asked for when
     three pages or more have code: the pages without code (home pages, reports) never run a kernel."""
-    from torchnotes.engine.environment import probe
-    from torchnotes.engine.scheduler import Engine
+    from torchnotes.engine.zygote import Zygote
     from torchnotes.pages.fences import has_code_cell
-    from torchnotes.publish.tree import Publisher
-    from torchnotes.settings import load
 
     asked = []
-    monkeypatch.setattr(Engine, "start_early", lambda self, pages: asked.append(pages))
-    monkeypatch.setattr(Engine, "run", lambda self, pages: (_ for _ in ()).throw(RuntimeError("stop here")))
-    src = fixture_copy(tmp_path, synced=False)
+    monkeypatch.setattr(Zygote, "ask_preload", lambda self: asked.append(self))
+    src = fixture_copy(tmp_path / "site", synced=False)
     pages = sorted((src / "docs").rglob("*.md"))
     with_code = [p.relative_to(src / "docs").as_posix() for p in pages if has_code_cell(p)]
     assert with_code == ["en/demo.md", "zh/demo.md"] and len(pages) == 6
-    with pytest.raises(RuntimeError, match="stop here"):
-        Publisher(load(src / "mkdocs.yml"), probe(src / "requirements.txt")).run(tmp_path / "out")
-    assert asked == [2]  # fewer than PRELOAD_FOR_TORCH_FROM: no compiler ahead
+    for extra, preloads in (([], 0), ([page(tmp_path, "en/third.md", code("print(3)"))], 1)):
+        engine = make_engine(zygotes=None)
+        engine.start_early(pages + extra)
+        early = engine.early
+        engine.close_early()
+        assert early is not None and len(asked) == preloads, (extra, asked)
     # Not UTF-8: counted all the same (reading it, the checks name it); a file that is not there has no code.
     (src / "docs" / "en" / "latin1.md").write_bytes(b"caf\xe9\n```python\nprint(1)\n```\n")
     assert has_code_cell(src / "docs" / "en" / "latin1.md") and not has_code_cell(src / "docs" / "en" / "missing.md")

@@ -20,6 +20,7 @@ from torchnotes.engine.zygote import Zygote, ZygoteFailed, Zygotes
 from torchnotes.errors import BuildTimeout, NotebookError, NotExecuted
 from torchnotes.layout import CacheFolder
 from torchnotes.log import logger
+from torchnotes.pages.fences import has_code_cell
 from torchnotes.pages.read import Page, Reader
 from torchnotes.settings import Settings
 
@@ -81,26 +82,25 @@ class Engine:
             return Miss(key or self.key(page), "--force executes every page")
         return self.entries.lookup(page, key)
 
-    def start_early(self, pages: int) -> None:
+    def start_early(self, pages: list[Path]) -> None:
         """On a cold cache (no entry: a fresh clone, CI) start the zygote now, so that torch imports while the pages
-        are read and checked, not after with a core idle (six seconds); pages: how many have code, from which it
-        imports torch's compiler too (PRELOAD_FOR_TORCH_FROM). The next run takes it, or closes it. A
-        session's zygotes that start ahead (a preview's) start on a warm cache too, without torch's compiler."""
+        are read and checked, not after with a core idle (six seconds), with torch's compiler when PRELOAD_FOR_TORCH_FROM
+        pages have code (counted on a cold cache only). The next run takes it, or closes it. A session's zygotes that
+        start ahead (a preview's) start on a warm cache too, without the compiler."""
         if self.early is not None or self.mode == "off" or not self._forks():
             return
         cold = not self.cache.keys()
-        if self.zygotes is not None and (cold or self.zygotes.ahead):  # a session's: kept by it, whatever this build does
-            self.zygotes.start(kernel_env(self.options), python=self.python,
-                               preload=cold and pages >= PRELOAD_FOR_TORCH_FROM)
-            return
-        if not cold:
-            return
-        self.early = Zygote(kernel_env(self.options), python=self.python, wait=False)
-        if pages >= PRELOAD_FOR_TORCH_FROM:
-            try:
-                self.early.ask_preload()
-            except ZygoteFailed:
-                self.close_early()  # it died at once: the build starts its own, and says why
+        preload = cold and sum(has_code_cell(page) for page in pages) >= PRELOAD_FOR_TORCH_FROM
+        if self.zygotes is not None:  # a session's: kept by it, whatever this build does
+            if cold or self.zygotes.ahead:
+                self.zygotes.start(kernel_env(self.options), python=self.python, preload=preload)
+        elif cold:
+            self.early = Zygote(kernel_env(self.options), python=self.python, wait=False)
+            if preload:
+                try:
+                    self.early.ask_preload()
+                except ZygoteFailed:
+                    self.close_early()  # it died at once: the build starts its own, and says why
 
     def close_early(self) -> None:
         if self.early is not None:

@@ -25,7 +25,6 @@ import yaml
 
 from torchnotes.engine.scheduler import Engine, Report, Run
 from torchnotes.errors import BuildFailed
-from torchnotes.pages.fences import has_code_cell
 from torchnotes.publish.features import FEATURES, Build, PageOut
 from torchnotes.publish.kept_pages import page_key, site_key
 from torchnotes.publish.render import Conversions, RenderContext, render_markdown
@@ -77,8 +76,7 @@ class Publisher:
         settings = self.settings
         out = Path(out) if out is not None else settings.path("publish_dir")
         pages = self.build.pages
-        # The pages with code: a cold build of fewer (the tests' small sites) does not import torch's compiler ahead.
-        self.engine.start_early(sum(has_code_cell(page) for page in pages))
+        self.engine.start_early(pages)
         try:
             errors = [error for feature in self.features for error in feature.check(pages)]
             if errors:
