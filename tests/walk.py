@@ -12,8 +12,8 @@ handed its language's index cut to one page (browser_support.small_indexes): bui
 a core-second on every page, and what differs from page to page is only where the page looks for it, which a page
 looking in the wrong place still shows (the address answers 404); test_search and test_search_zh_reader search the
 whole index. Each page is then inspected: its title and heading, its Colab links, where its error messages land
-(error_boxes.py), axe-core's colour-contrast rule on its content outside Pygments' code blocks, and on AXE_PAGES
-every axe rule; SHOTS are
+(error_boxes.py), axe-core's colour-contrast rule on its content outside Pygments' code blocks (on one page of each pair
+of twins: contrast_pages), and on AXE_PAGES every axe rule; SHOTS are
 screenshot. Then it is resized to a phone's width and where its errors land is measured again: test_reader_pages
 walked all 80 pages a second time for that figure, which came out the same on every page.
 """
@@ -101,6 +101,21 @@ def contrast(page) -> list[str]:
             for v in found for node in v["nodes"]]
 
 
+def contrast_pages(pages: list[str]) -> set[str]:
+    """The pages whose content the colour-contrast rule reads: one of each pair of twins, the languages taken in turn
+    (the first pair in English, the next in Chinese, ...), and every page without a twin. Twins are the same
+    Markdown rendered with the same stylesheet; what differs is their text, whose colours are the stylesheet's.
+    Taking turns, each language's own boxes (a stale translation's notice) are read on half the site, and AXE_PAGES
+    run every rule in both languages. On every page the rule was 36 of the walk's 175 core-seconds."""
+    twins: dict[str, list[str]] = {}
+    for rel in pages:
+        twins.setdefault(strip_lang(rel), []).append(rel)
+    chosen = set()
+    for turn, (_, found) in enumerate(sorted(twins.items())):
+        chosen.add(found[0] if len(found) == 1 else sorted(found, key=page_lang)[turn % len(found)])
+    return chosen
+
+
 def at_narrow_widths(page) -> dict[str, dict]:
     """MEASURE_JS's figures at each narrower width of error_boxes.WIDTHS (a phone's), the loaded page resized to it:
     where an error lands is the layout's, which the browser makes again for the new width (the same figures as a
@@ -117,9 +132,10 @@ def at_narrow_widths(page) -> dict[str, dict]:
 
 def walk(browser, server, site: Path, shots: Path) -> dict[str, dict]:
     """{rel: {"problems", "colab", "h1", "lang", "errors" (MEASURE_JS's figures), "narrow" (the same at each narrower
-    width, by width), "contrast", "axe" (AXE_PAGES only, else None), "shot" ([path, colour scheme] for SHOTS only, else
+    width, by width), "contrast" (contrast_pages only, else None), "axe" (AXE_PAGES only, else None), "shot" ([path, colour scheme] for SHOTS only, else
     None)}} for every page of the site; "contrast" and "axe" are None without axe-core installed."""
     pages = site_pages(site)
+    read_contrast = contrast_pages(pages)
     axe = AXE.read_text(encoding="utf-8") if AXE.exists() else None
     seen: dict[str, dict] = {}
 
@@ -133,8 +149,10 @@ def walk(browser, server, site: Path, shots: Path) -> dict[str, dict]:
         page.evaluate("() => document.fonts.ready")
         record["errors"] = page.evaluate(MEASURE_JS)
         if axe is not None:
-            page.add_script_tag(content=axe)
-            record["contrast"] = contrast(page)
+            if rel in read_contrast or strip_lang(rel) in AXE_PAGES:
+                page.add_script_tag(content=axe)
+            if rel in read_contrast:
+                record["contrast"] = contrast(page)
             if strip_lang(rel) in AXE_PAGES:
                 record["axe"] = axe_violations(page)
         if strip_lang(rel) in SHOTS:
