@@ -57,7 +57,7 @@ def test_every_error_message_is_whole_on_screen(measured, width):
     assert not found, f"{len(found)} problems at {width} px:\n  " + "\n  ".join(found[:30])
 
 
-def test_colour_contrast_on_every_page(measured):
+def test_colour_contrast_on_one_page_of_each_pair_of_twins(measured):
     """On one page of each pair of twins (walk.contrast_pages), the pairs' languages taken in turn."""
     pages = measured[1280]
     read = {rel for rel, m in pages.items() if m["also"] is not None}

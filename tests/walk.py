@@ -112,7 +112,7 @@ def contrast_pages(pages: list[str]) -> set[str]:
         twins.setdefault(strip_lang(rel), []).append(rel)
     chosen = set()
     for turn, (_, found) in enumerate(sorted(twins.items())):
-        chosen.add(found[0] if len(found) == 1 else sorted(found, key=page_lang)[turn % len(found)])
+        chosen.add(sorted(found, key=page_lang)[turn % len(found)])
     return chosen
 
 
