@@ -394,6 +394,21 @@ def small_indexes(site: Path) -> dict[str, bytes]:
     return found
 
 
+# The jump to an anchor made in the page, as a reader's click on a link to it does. Asked of Playwright instead (page.goto
+# to the anchor) after a resize on a loaded machine, it was at times not scrolled at all: 5 of 12 tries beside six
+# busy loops, and CI failed on one (the changes page's link to cuda/memory #cell-27 at 390 px).
+JUMP_JS = """(id) => {
+    location.hash = ""
+    if (scrollY !== 0) throw new Error(`not at the top before the jump: ${scrollY}`)
+    location.hash = id
+}"""
+
+
+def jump_from_the_top(page, anchor: str) -> None:
+    """Scroll the loaded page to its top, then follow a link to #anchor in it, as a reader arriving there."""
+    page.evaluate(JUMP_JS, anchor.removeprefix("#"))
+
+
 def serve_small_indexes(context, server, indexes: dict[str, bytes]) -> None:
     """The pages of this browser context get small_indexes() for their language's index at its address; a request
     anywhere else goes to the server, which answers 404 (a page that looks for its index in the wrong place)."""

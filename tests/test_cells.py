@@ -7,7 +7,7 @@ import functools
 import re
 
 import pytest
-from browser_support import LANGS, SiteServer, in_lang, site_pages
+from browser_support import LANGS, SiteServer, in_lang, jump_from_the_top, site_pages
 from bs4 import BeautifulSoup
 
 pytestmark = pytest.mark.browser
@@ -70,7 +70,7 @@ def test_a_link_to_a_cell_lands_with_the_cell_in_view(built_site, browser):
             assert page.evaluate("location.hash") == target
             assert header["y"] + header["height"] <= box["y"] and box["y"] + box["height"] <= 900, (target, box)
             page.set_viewport_size({"width": 390, "height": 844})
-            page.goto(server.url(in_lang(lang, GPU_PAGE)) + target, wait_until="load")
+            jump_from_the_top(page, target)
             box = page.locator(target).bounding_box()
             header = page.locator("header.md-header").bounding_box()
             assert header["y"] + header["height"] <= box["y"] and box["y"] + box["height"] <= 844, (target, box)

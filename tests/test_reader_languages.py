@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from browser_support import SiteServer, in_lang, serve_small_indexes, small_indexes
+from browser_support import SiteServer, in_lang, jump_from_the_top, serve_small_indexes, small_indexes
 
 pytestmark = pytest.mark.browser
 
@@ -155,14 +155,6 @@ LANDED_JS = """(id) => {
     return first <= window.innerHeight ? "" : `the code starts below the window (${first})`
 }"""
 CELL_LINK_WIDTHS = {1280: 900, 390: 844}
-# The jump to the cell, made in the page, as a reader's click on a link to it: after a resize on a loaded machine, a
-# jump asked for by Playwright (page.goto to the anchor) was at times not scrolled at all, in 5 of 12 tries with six
-# busy loops beside it, and CI failed on one.
-FROM_THE_TOP_JS = """(id) => {
-    location.hash = ""
-    if (scrollY !== 0) throw new Error(`not at the top before the jump: ${scrollY}`)
-    location.hash = id
-}"""
 
 
 @pytest.fixture(scope="module")
@@ -193,7 +185,7 @@ def cell_landings(browser, pages_server, built_site) -> dict[int, list[str]]:
                 page.set_viewport_size({"width": width, "height": height})
                 for href in hrefs:
                     cell = href.rsplit("#", 1)[1]
-                    page.evaluate(FROM_THE_TOP_JS, cell)
+                    jump_from_the_top(page, cell)
                     page.wait_for_timeout(100)
                     seen = page.evaluate(LANDED_JS, cell)
                     if seen:
