@@ -1,7 +1,7 @@
 """Issue 37, what a reader meets in the first minutes, on every page of the built site in both languages.
 
 Every error's `Name: message` is whole on screen at a laptop's and a phone's width (tests/error_boxes.py measures
-where each lands), and axe-core's colour-contrast rule passes on the content of one page of each pair of twins (outside Pygments' code blocks;
+where each lands), and axe-core's colour-contrast rule passes on the content of the pages that together show every kind of text (outside Pygments' code blocks;
 the theme around the content is checked whole on walk.AXE_PAGES). Both
 widths are read from the walk of every page that test_browser shares (tests/walk.py): each page is measured at the
 laptop's width, then resized to the phone's and measured again, where a second walk loaded all 80 pages again
@@ -16,7 +16,7 @@ import pytest
 from browser_support import LANGS, SiteServer, page_lang, site_pages, skip_or_fail
 from error_boxes import WIDTHS, problems, summary
 from helpers import ROOT
-from walk import contrast_pages
+from walk import contrast_pages, site_text_kinds, text_kinds
 
 AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
 
@@ -57,20 +57,38 @@ def test_every_error_message_is_whole_on_screen(measured, width):
     assert not found, f"{len(found)} problems at {width} px:\n  " + "\n  ".join(found[:30])
 
 
-def test_colour_contrast_on_one_page_of_each_pair_of_twins(measured):
-    """On one page of each pair of twins (walk.contrast_pages), the pairs' languages taken in turn."""
+def test_colour_contrast_on_pages_that_show_every_kind_of_text(measured, built_site):
+    """On the pages walk.contrast_pages chose: together they show every kind of text the site's content shows."""
     pages = measured[1280]
+    kinds = site_text_kinds(built_site, list(pages))
     read = {rel for rel, m in pages.items() if m["also"] is not None}
-    assert read == contrast_pages(list(pages)), "the walk read the contrast of other pages than contrast_pages"
-    assert {page_lang(rel) for rel in read} == set(LANGS) and len(read) >= len(pages) // 2, sorted(read)
+    assert read == contrast_pages(kinds), "the walk read the contrast of other pages than contrast_pages"
+    every = set().union(*kinds.values())
+    assert set().union(*(kinds[rel] for rel in read)) == every
+    assert {page_lang(rel) for rel in read} == set(LANGS) and len(every) >= 100, (sorted(read), len(every))
     found = [f"/{rel}: {v}" for rel in sorted(read) for v in pages[rel]["also"]]
     assert not found, f"{len(found)} colour-contrast violations:\n  " + "\n  ".join(found[:30])
 
 
-def test_the_contrast_is_read_on_one_page_of_each_pair_of_twins_the_languages_in_turn():
-    pages = ["", "zh/", "autograd/graph/", "zh/autograd/graph/", "tensors/views/", "zh/tensors/views/", "only-en/",
-             "zh/only-zh/"]
-    assert contrast_pages(pages) == {"", "zh/autograd/graph/", "only-en/", "zh/only-zh/", "tensors/views/"}
+def _page(content: str) -> str:
+    return f'<html><body><nav class="md-nav"><a>Home</a></nav><div class="md-content"><article>{content}</article></div></body></html>'
+
+
+def test_the_kinds_of_text_are_the_chains_of_elements_with_text_outside_code_blocks():
+    kinds = text_kinds(_page('<p>One <code>x</code></p><div class="note admonition"><p class="admonition-title">Note</p>'
+                             '<p>text <span style="color: red">red</span></p></div>'
+                             '<div class="highlight"><pre><span class="k">import</span></pre></div><p><img alt="">  </p>'))
+    article = " > div.md-content[] > article[]"
+    assert kinds == {f"{article} > p[]", f"{article} > p[] > code[]", f"{article} > div.admonition.note[] > p.admonition-title[]",
+                     f"{article} > div.admonition.note[] > p[]", f"{article} > div.admonition.note[] > p[] > span[color: red]"}
+
+
+def test_the_contrast_is_read_on_few_pages_that_show_every_kind_of_text():
+    kinds = {"": {"p", "a"}, "zh/": {"p", "a"}, "tensors/views/": {"p", "table", "th"},
+             "zh/tensors/views/": {"p", "table", "th"}, "autograd/graph/": {"p", "th"}, "zh/only-zh/": {"p", "stale-notice"}}
+    assert contrast_pages(kinds) == {"", "tensors/views/", "zh/only-zh/"}
+    assert contrast_pages({rel: kinds[rel] for rel in ("autograd/graph/", "zh/")}) == {"autograd/graph/", "zh/"}
+    assert contrast_pages({}) == set()
 
 
 # --- the header's downloads, the 404 pages (static checks of the built HTML) ------------------------------

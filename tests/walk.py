@@ -12,10 +12,10 @@ handed its language's index cut to one page (browser_support.small_indexes): bui
 a core-second on every page, and what differs from page to page is only where the page looks for it, which a page
 looking in the wrong place still shows (the address answers 404); test_search and test_search_zh_reader search the
 whole index. Each page is then inspected: its title and heading, its Colab links, where its error messages land
-(error_boxes.py), axe-core's colour-contrast rule on its content outside Pygments' code blocks (on one page of each pair
-of twins: contrast_pages), and on AXE_PAGES every axe rule; SHOTS are
-screenshot. Then it is resized to a phone's width and where its errors land is measured again: test_reader_pages
-walked all 80 pages a second time for that figure, which came out the same on every page.
+(error_boxes.py), axe-core's colour-contrast rule on its content outside Pygments' code blocks (on the few pages that
+together show every kind of text of the site: contrast_pages), and on AXE_PAGES every axe rule; SHOTS are screenshot. Then
+it is resized to a phone's width and where its errors land is measured again: test_reader_pages walked all 80 pages
+a second time for that figure, which came out the same on every page.
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ import json
 import os
 from pathlib import Path
 
+import lxml.html
 from browser_support import Recorder, page_lang, serve_small_indexes, site_pages, small_indexes, strip_lang, visit_all
 from error_boxes import MEASURE_JS, WIDTHS
 from helpers import ROOT
@@ -101,19 +102,44 @@ def contrast(page) -> list[str]:
             for v in found for node in v["nodes"]]
 
 
-def contrast_pages(pages: list[str]) -> set[str]:
-    """The pages whose content the colour-contrast rule reads: one of each pair of twins, the languages taken in turn
-    (the first pair in English, the next in Chinese, ...), and every page without a twin. Twins are the same
-    Markdown rendered with the same stylesheet; what differs is their text, whose colours are the stylesheet's.
-    Taking turns, each language's own boxes (a stale translation's notice) are read on half the site, and AXE_PAGES
-    run every rule in both languages. On every page the rule was 36 of the walk's 175 core-seconds."""
-    twins: dict[str, list[str]] = {}
-    for rel in pages:
-        twins.setdefault(strip_lang(rel), []).append(rel)
-    chosen = set()
-    for turn, (_, found) in enumerate(sorted(twins.items())):
-        chosen.add(sorted(found, key=page_lang)[turn % len(found)])
+def text_kinds(html: str) -> set[str]:
+    """Every kind of text a page's content (.md-content) shows outside Pygments' code blocks: for each element with
+    text of its own, the chain of elements from .md-content down to it, each as its tag, classes and inline style.
+    What colours a text and what lies behind it is the stylesheet's reading of that chain (no rule of the site's
+    CSS, or of Material's, reads the page's language or its place on the site)."""
+    kinds: set[str] = set()
+
+    def walk_down(element, chain: str) -> None:
+        if "highlight" in element.classes:
+            return
+        chain += f" > {element.tag}{''.join('.' + name for name in sorted(element.classes))}[{element.get('style', '')}]"
+        if (element.text or "").strip() or any((child.tail or "").strip() for child in element):
+            kinds.add(chain)
+        for child in element:
+            if isinstance(child.tag, str):  # not a comment
+                walk_down(child, chain)
+
+    for content in lxml.html.document_fromstring(html).find_class("md-content"):
+        walk_down(content, "")
+    return kinds
+
+
+def contrast_pages(kinds: dict[str, set[str]]) -> set[str]:
+    """The pages whose content the colour-contrast rule reads, from {page: text_kinds(its HTML)}: few pages that
+    together show every kind of text of the site, each next page the one that adds the most kinds not yet read (ties
+    in the pages' order). On every page the rule was 36 of the walk's 175 core-seconds; on one page of each pair of
+    twins it read 40 pages, where 18 show every kind. A page with a kind of its own (a new box, a stale
+    translation's notice) is always read."""
+    left, chosen = set().union(*kinds.values()) if kinds else set(), set()
+    while left:
+        best = max(sorted(kinds), key=lambda rel: len(kinds[rel] & left))
+        chosen.add(best)
+        left -= kinds[best]
     return chosen
+
+
+def site_text_kinds(site: Path, pages: list[str]) -> dict[str, set[str]]:
+    return {rel: text_kinds((site / rel / "index.html").read_text(encoding="utf-8")) for rel in pages}
 
 
 def at_narrow_widths(page) -> dict[str, dict]:
@@ -135,7 +161,7 @@ def walk(browser, server, site: Path, shots: Path) -> dict[str, dict]:
     width, by width), "contrast" (contrast_pages only, else None), "axe" (AXE_PAGES only, else None), "shot" ([path, colour scheme] for SHOTS only, else
     None)}} for every page of the site; "contrast" and "axe" are None without axe-core installed."""
     pages = site_pages(site)
-    read_contrast = contrast_pages(pages)
+    read_contrast = contrast_pages(site_text_kinds(site, pages))
     axe = AXE.read_text(encoding="utf-8") if AXE.exists() else None
     seen: dict[str, dict] = {}
 
