@@ -126,11 +126,11 @@ def text_kinds(html: str) -> set[str]:
 
 def contrast_pages(kinds: dict[str, set[str]]) -> set[str]:
     """The pages whose content the colour-contrast rule reads, from {page: text_kinds(its HTML)}: few pages that
-    together show every kind of text of the site, each next page the one that adds the most kinds not yet read (ties
-    in the pages' order). On every page the rule was 36 of the walk's 175 core-seconds; on one page of each pair of
+    together show every kind of text of the site, each next page the one that adds the most kinds not yet read (of
+    equals, the first by address). On every page the rule was 36 of the walk's 175 core-seconds; on one page of each pair of
     twins it read 40 pages, where 18 show every kind. A page with a kind of its own (a new box, a stale
     translation's notice) is always read."""
-    left, chosen = set().union(*kinds.values()) if kinds else set(), set()
+    left, chosen = set().union(*kinds.values()), set()
     while left:
         best = max(sorted(kinds), key=lambda rel: len(kinds[rel] & left))
         chosen.add(best)
