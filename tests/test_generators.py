@@ -11,60 +11,34 @@ from __future__ import annotations
 
 import subprocess
 import sys
-from html.parser import HTMLParser
+from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
+import lxml.html
 import pytest
 from browser_support import SiteServer, base_path
 from helpers import ROOT
 
 
-class PageParts(HTMLParser):
+@dataclass
+class PageParts:
     """What the comparison needs from one built page: output <pre> texts, element ids, link targets."""
 
-    def __init__(self):
-        super().__init__(convert_charrefs=True)
-        self.outputs: list[str] = []
-        self.ids: set[str] = set()
-        self.links: list[str] = []
-        self._div_depths: list[int] = []  # depth of each open div.nb-output
-        self._depth = 0
-        self._pre: list[str] | None = None
+    outputs: list[str]
+    ids: set[str]
+    links: list[str]
 
-    def handle_starttag(self, tag, attrs):
-        attrs = dict(attrs)
-        if attrs.get("id"):
-            self.ids.add(attrs["id"])
-        if tag == "a" and attrs.get("href"):
-            self.links.append(attrs["href"])
-        if tag == "img" and attrs.get("src"):
-            self.links.append(attrs["src"])
-        if tag == "div":
-            self._depth += 1
-            if "nb-output" in (attrs.get("class") or "").split():
-                self._div_depths.append(self._depth)
-        elif tag == "pre" and self._div_depths:
-            self._pre = []
 
-    def handle_endtag(self, tag):
-        if tag == "div":
-            if self._div_depths and self._div_depths[-1] == self._depth:
-                self._div_depths.pop()
-            self._depth -= 1
-        elif tag == "pre" and self._pre is not None:
-            self.outputs.append("".join(self._pre))
-            self._pre = None
-
-    def handle_data(self, data):
-        if self._pre is not None:
-            self._pre.append(data)
+OUTPUT_PRE = "//pre[ancestor::div[contains(concat(' ', normalize-space(@class), ' '), ' nb-output ')]]"
 
 
 def parse(path: Path) -> PageParts:
-    parts = PageParts()
-    parts.feed(path.read_text(encoding="utf-8"))
-    return parts
+    # lxml, not html.parser: the two tests read each of the 160 pages of both builds twice (40 core-s of the run).
+    tree = lxml.html.fromstring(path.read_text(encoding="utf-8"))
+    return PageParts(outputs=["".join(pre.itertext()) for pre in tree.xpath(OUTPUT_PRE)],
+                     ids={element.get("id") for element in tree.xpath("//*[@id]") if element.get("id")},
+                     links=tree.xpath("//a/@href[string()] | //img/@src[string()]"))
 
 
 def pages(site: Path) -> list[Path]:
