@@ -27,7 +27,7 @@ NUMBERS_AND_TRACEBACKS = f"{NUMBERS} | //pre[{_has_class('nb-error')} and not({_
 @functools.cache
 def parsed(site, rel: str):
     """Parsed once per run, by lxml: two tests read every page (BeautifulSoup took 14 core-s for the two)."""
-    return lxml.html.fromstring((site / rel / "index.html").read_bytes())
+    return lxml.html.fromstring((site / rel / "index.html").read_text(encoding="utf-8"))
 
 
 def text_of(element, strip: bool = False) -> str:
