@@ -17,6 +17,10 @@ from urllib.parse import urlsplit
 import pytest
 
 CHROMIUM = "/usr/bin/chromium"  # Debian's; Ubuntu runners get Playwright's own build (scripts/browser_source.sh)
+# Debian's build of Chromium's headless shell (the same Blink and V8, without the browser's windows and UI), which
+# Playwright itself runs headless tests in. The whole site walked in it (tests/walk.py): 97 s and 24 core-s, where
+# the full browser took 200 s and 39 core-s; there a resized page's animation frames came up to 2.3 s late.
+HEADLESS_SHELL = "/usr/bin/chromium-headless-shell"
 # --js-flags=--no-opt: no optimising JavaScript compiler. A test's page lives a second or two, too short to repay
 # it: without it the renderers used a sixth less CPU over every page of the site (Chromium 156), and the suite is
 # CPU-bound on 2 cores. Pages behave the same; timings measured here are, if anything, pessimistic.
@@ -28,9 +32,10 @@ SITEMAP_NS = {"sm": "http://www.sitemaps.org/schemas/sitemap/0.9"}
 
 # --- the browser ------------------------------------------------------------------------------------------
 
-def find_chromium(playwright_path: str | None, debian: str = CHROMIUM) -> str | None:
-    """Debian's chromium if installed, else the build `playwright install chromium` put in place, else None."""
-    for candidate in (debian, playwright_path):
+def find_chromium(playwright_path: str | None, debian: tuple[str, ...] = (HEADLESS_SHELL, CHROMIUM)) -> str | None:
+    """Debian's headless shell if installed, else Debian's chromium, else the build `playwright install chromium` put
+    in place, else None."""
+    for candidate in (*debian, playwright_path):
         if candidate and Path(candidate).is_file():
             return candidate
     return None

@@ -165,7 +165,7 @@ def fixture_site(tmp_path):
 def browser():
     """One Chromium for the whole run, shared by every browser test module: Playwright's sync API cannot
     start a second instance while the first one is still open."""
-    from browser_support import CHROMIUM, CHROMIUM_ARGS, find_chromium, skip_or_fail
+    from browser_support import CHROMIUM, CHROMIUM_ARGS, HEADLESS_SHELL, find_chromium, skip_or_fail
 
     try:
         import playwright.sync_api as playwright_sync
@@ -174,7 +174,7 @@ def browser():
     with playwright_sync.sync_playwright() as p:
         executable = find_chromium(p.chromium.executable_path)
         if executable is None:
-            skip_or_fail(f"no Chromium at {CHROMIUM} nor at {p.chromium.executable_path} "
+            skip_or_fail(f"no Chromium at {HEADLESS_SHELL}, {CHROMIUM} nor at {p.chromium.executable_path} "
                          "(scripts/setup.sh --browser installs one)")
         chromium = p.chromium.launch(executable_path=executable, args=CHROMIUM_ARGS, headless=True)
         yield chromium

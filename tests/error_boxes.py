@@ -156,11 +156,15 @@ def main(site: str) -> None:
     import time
 
     import playwright.sync_api as playwright_sync
-    from browser_support import CHROMIUM, CHROMIUM_ARGS
+    from browser_support import CHROMIUM, CHROMIUM_ARGS, find_chromium
 
     pages = site_pages(Path(site))
     with playwright_sync.sync_playwright() as p, SiteServer(Path(site)) as server:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+        executable = find_chromium(p.chromium.executable_path)
+        if executable is None:
+            raise SystemExit(f"no Chromium at {CHROMIUM} nor at {p.chromium.executable_path}: "
+                             "bash scripts/setup.sh --browser installs one")
+        browser = p.chromium.launch(executable_path=executable, args=CHROMIUM_ARGS, headless=True)
         for width in WIDTHS:
             began = time.monotonic()
             measured = measure(browser, server, pages, width)

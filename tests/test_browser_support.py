@@ -26,14 +26,17 @@ def test_missing_chromium_skips_elsewhere(monkeypatch):
 
 
 def test_chromium_from_debian_or_playwright(tmp_path):
-    debian, bundled = tmp_path / "chromium", tmp_path / "ms-playwright" / "chrome"
-    assert find_chromium(str(bundled), debian=str(debian)) is None
+    shell, debian, bundled = tmp_path / "shell", tmp_path / "chromium", tmp_path / "ms-playwright" / "chrome"
+    apt = (str(shell), str(debian))
+    assert find_chromium(str(bundled), debian=apt) is None
     bundled.parent.mkdir()
     bundled.write_text("")
-    assert find_chromium(str(bundled), debian=str(debian)) == str(bundled)
+    assert find_chromium(str(bundled), debian=apt) == str(bundled)
     debian.write_text("")
-    assert find_chromium(str(bundled), debian=str(debian)) == str(debian)  # Debian's first, where both exist
-    assert find_chromium(None, debian=str(tmp_path / "none")) is None
+    assert find_chromium(str(bundled), debian=apt) == str(debian)  # Debian's first, where both exist
+    shell.write_text("")
+    assert find_chromium(str(bundled), debian=apt) == str(shell)  # and its headless shell before its browser
+    assert find_chromium(None, debian=(str(tmp_path / "none"),)) is None
 
 
 def choose(tmp_path, os_release: str, policy: str | None) -> str:
@@ -63,6 +66,7 @@ def test_setup_installs_what_was_chosen_and_says_so():
     assert "scripts/browser_source.sh" in block and 'echo "setup.sh: Chromium for the browser tests from:' in block
     debian, playwright = block.split("else", 1)
     assert "apt-get install -y -qq chromium" in debian and "playwright install" not in debian
+    assert "chromium-headless-shell" in debian  # where the browser tests run (browser_support.find_chromium)
     assert "playwright install --with-deps chromium" in playwright and "install -y -qq chromium" not in playwright
 
 
