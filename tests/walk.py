@@ -44,11 +44,28 @@ SEARCH_READY = """() => {
   return !meta || meta.textContent.trim() === words["search.result.placeholder"]
 }"""
 
-# Two animation frames: the layout and paint after a resize have happened before anything is measured.
-LAID_OUT_JS = "() => new Promise(done => requestAnimationFrame(() => requestAnimationFrame(done)))"
+# MEASURE_JS once two animation frames have passed: the layout and paint after a resize have happened. One call, not
+# two: each of Playwright's calls is a round trip to the browser, and on a loaded machine the walk waits on them.
+LAID_OUT_MEASURE_JS = f"""async () => {{
+  await new Promise(done => requestAnimationFrame(() => requestAnimationFrame(done)))
+  return ({MEASURE_JS})()
+}}"""
 
-# The heading's text without its permalink anchor.
-H1_TEXT_JS = "h => [...h.childNodes].filter(n => !(n.classList && n.classList.contains('headerlink'))).map(n => n.textContent).join('')"
+# What a page shows that the walk records, read in one call once its fonts have loaded: its Colab links, the text of
+# its first <h1> without the permalink anchor (null: none), <html lang>, its title, and MEASURE_JS's figures.
+READ_JS = f"""async () => {{
+  await document.fonts.ready
+  const h1 = document.querySelector("h1")
+  return {{
+    colab: [...document.querySelectorAll(".nb-provenance a[href*='colab.research.google.com']")]
+      .map(a => a.getAttribute("href")),
+    h1: h1 ? [...h1.childNodes].filter(n => !(n.classList && n.classList.contains("headerlink")))
+      .map(n => n.textContent).join("").trim() : null,
+    lang: document.documentElement.getAttribute("lang"),
+    title: document.title,
+    errors: ({MEASURE_JS})(),
+  }}
+}}"""
 
 
 def slug(rel: str) -> str:
@@ -63,9 +80,9 @@ def screenshot(page, path: Path) -> tuple[Path, str]:
     return path, page.locator("body").get_attribute("data-md-color-scheme")
 
 
-def rendered(page) -> list[str]:
-    """A page that answers 200 but is empty or broken has no title or no <h1>."""
-    if not page.title() or page.locator("h1").count() == 0:
+def rendered(read: dict) -> list[str]:
+    """A page that answers 200 but is empty or broken has no title or no <h1> (READ_JS's record of it)."""
+    if not read["title"] or read["h1"] is None:
         return ["no <title> or no <h1>"]
     return []
 
@@ -150,8 +167,7 @@ def at_narrow_widths(page) -> dict[str, dict]:
     for width, height in WIDTHS.items():
         if width < VIEWPORT["width"]:
             page.set_viewport_size({"width": width, "height": height})
-            page.evaluate(LAID_OUT_JS)
-            found[str(width)] = page.evaluate(MEASURE_JS)
+            found[str(width)] = page.evaluate(LAID_OUT_MEASURE_JS)
     page.set_viewport_size(VIEWPORT)
     return found
 
@@ -167,13 +183,9 @@ def walk(browser, server, site: Path, shots: Path) -> dict[str, dict]:
 
     def inspect(page) -> list[str]:
         rel = page.url[len(server.base):].split("#")[0].split("?")[0]
-        links = page.locator(".nb-provenance a[href*='colab.research.google.com']")
-        h1 = page.locator("h1")
-        record = {"colab": [a.get_attribute("href") for a in links.all()],
-                  "h1": h1.first.evaluate(H1_TEXT_JS).strip() if h1.count() else "",
-                  "lang": page.locator("html").get_attribute("lang"), "axe": None, "contrast": None, "shot": None}
-        page.evaluate("() => document.fonts.ready")
-        record["errors"] = page.evaluate(MEASURE_JS)
+        read = page.evaluate(READ_JS)
+        record = {"colab": read["colab"], "h1": read["h1"] or "", "lang": read["lang"], "errors": read["errors"],
+                  "axe": None, "contrast": None, "shot": None}
         if axe is not None:
             if rel in read_contrast or strip_lang(rel) in AXE_PAGES:
                 page.add_script_tag(content=axe)
@@ -186,7 +198,7 @@ def walk(browser, server, site: Path, shots: Path) -> dict[str, dict]:
             record["shot"] = [str(path), scheme]
         record["narrow"] = at_narrow_widths(page)
         seen[rel] = record
-        return rendered(page)
+        return rendered(read)
 
     # A few pages at once, each followed until it has loaded and stopped fetching: Material and the search
     # worker fetch after `load`. Every page keeps its own recorder, so a problem is reported against its page.
