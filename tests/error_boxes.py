@@ -156,13 +156,13 @@ def main(site: str) -> None:
     import time
 
     import playwright.sync_api as playwright_sync
-    from browser_support import CHROMIUM, CHROMIUM_ARGS, find_chromium
+    from browser_support import CHROMIUM, CHROMIUM_ARGS, HEADLESS_SHELL, find_chromium
 
     pages = site_pages(Path(site))
     with playwright_sync.sync_playwright() as p, SiteServer(Path(site)) as server:
         executable = find_chromium(p.chromium.executable_path)
         if executable is None:
-            raise SystemExit(f"no Chromium at {CHROMIUM} nor at {p.chromium.executable_path}: "
+            raise SystemExit(f"no Chromium at {HEADLESS_SHELL}, {CHROMIUM} nor at {p.chromium.executable_path}: "
                              "bash scripts/setup.sh --browser installs one")
         browser = p.chromium.launch(executable_path=executable, args=CHROMIUM_ARGS, headless=True)
         for width in WIDTHS:
