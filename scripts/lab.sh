@@ -9,7 +9,8 @@ bash scripts/setup.sh
 # brought rfc3987-syntax, which jsonschema imports whenever it is present: every process that reads a notebook
 # (each torchnotes command, each build) then took 1.4 s longer to start.
 lab=.cache/lab-venv
-if [ ! -x "$lab/bin/python" ] || [ ! -f "$lab/.torchnotes-setup" ] || ! cmp -s .venv/.torchnotes-setup "$lab/.torchnotes-setup"; then
+# Made again when setup.sh installed other pins (its stamp, which layered_venv.py copies; cmp fails on a missing one).
+if [ ! -x "$lab/bin/python" ] || ! cmp -s .venv/.torchnotes-setup "$lab/.torchnotes-setup"; then
   .venv/bin/python scripts/layered_venv.py .venv "$lab"
 fi
 # pip, as scripts/install.sh does in a layered environment: it sees the packages .venv lends as installed.
